@@ -1,0 +1,165 @@
+/* Loom: a software distributed shared memory over MPI-3 one-sided
+ * communication.  This is the public C API (C11).
+ *
+ * Conventions
+ *  - Every call returns a loom_status_t: LOOM_OK (0) on success, a negative
+ *    value naming the cause otherwise.  loom_strerror(s) names a status;
+ *    loom_last_error() returns the detailed message (cause, errno text or MPI
+ *    error string) of the last failing call on this thread.
+ *  - Output parameters are written only on success.
+ *  - The library never exits the process on a user error and never prints to
+ *    stdout.  An error that leaves the job inconsistent (a failed MPI call in
+ *    the middle of a protocol step) aborts the job with a message on stderr.
+ *  - Calls are made by one thread per process (MPI_THREAD_FUNNELED use).
+ *
+ * Memory model
+ *  Loom memory is one range reserved at the same virtual address on every
+ *  rank; a pointer into it is a plain pointer, valid on every rank.  Programs
+ *  free of data races (every pair of conflicting accesses, at least one a
+ *  write, is ordered by Loom barriers, locks or atomics-with-sync) observe
+ *  sequentially consistent memory (home-based lazy release consistency,
+ *  multiple writers, byte-exact merging of concurrent writes to one page).
+ *
+ *  Loom memory is protected page by page.  A system call or an MPI call
+ *  handed Loom memory does not take Loom's fault path (read(2) into a
+ *  protected page fails with EFAULT).  Call loom_prepare(ptr, len, access)
+ *  first: the range is then valid for that access until the calling rank's
+ *  next barrier, lock or unlock.
+ */
+#ifndef LOOM_LOOM_H
+#define LOOM_LOOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define LOOM_API
+#elif defined(LOOM_BUILDING)
+#define LOOM_API __attribute__((visibility("default")))
+#else
+#define LOOM_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum loom_status {
+  LOOM_OK = 0,
+  LOOM_ERR_INVALID = -1,          /* an argument is out of range or malformed */
+  LOOM_ERR_NOT_INITIALIZED = -2,  /* called before loom_init or after loom_finalize */
+  LOOM_ERR_ALREADY_INITIALIZED = -3,
+  LOOM_ERR_NO_MEMORY = -4,        /* the global memory cannot hold the request */
+  LOOM_ERR_BAD_POINTER = -5,      /* not allocated by Loom, or already freed */
+  LOOM_ERR_MISMATCH = -6,         /* a collective call got different arguments on different ranks */
+  LOOM_ERR_CONFIG = -7,           /* an impossible configuration value */
+  LOOM_ERR_ADDRESS = -8,          /* no virtual range free at one address on every rank */
+  LOOM_ERR_MPI = -9,              /* the MPI library reported an error */
+  LOOM_ERR_SYSTEM = -10,          /* a system call failed */
+  LOOM_ERR_BUSY = -11             /* the resource is held (e.g. unlock of a lock not held) */
+} loom_status_t;
+
+typedef enum loom_home_policy {
+  LOOM_HOME_FIRST_TOUCH = 0, /* first rank to touch a page becomes its home */
+  LOOM_HOME_CYCLIC = 1,      /* page p is homed at rank p mod N */
+  LOOM_HOME_BLOCK = 2,       /* each allocation is cut into N contiguous chunks */
+  LOOM_HOME_EXPLICIT = 3     /* loom_alloc_collective_at(size, rank): the whole block on one rank */
+} loom_home_policy_t;
+
+/* Configuration.  loom_config_default() fills every field from the LOOM_*
+ * environment variables (or their defaults); change fields, then pass the
+ * struct to loom_init. */
+typedef struct loom_config {
+  uint64_t mem_size;                /* bytes of global memory (LOOM_MEM_SIZE) */
+  uint32_t unit_pages;              /* pages fetched per fault (LOOM_UNIT_PAGES) */
+  loom_home_policy_t home_policy;   /* LOOM_HOME */
+  uint32_t locks;                   /* number of lock ids (LOOM_LOCKS) */
+  int local_map;                    /* 1: map same-host peers directly; 0: treat every peer as remote (LOOM_LOCAL_MAP) */
+  int progress_thread;              /* -1 auto, 0 off, 1 on (LOOM_PROGRESS) */
+  int stats;                        /* print statistics at finalize (LOOM_STATS) */
+  char stats_file[256];             /* JSON statistics file (LOOM_STATS_FILE); %r is the rank */
+  uint64_t base_address;            /* 0: choose; else the address to reserve (LOOM_BASE) */
+  int spin;                         /* polls before a wait loop yields (LOOM_SPIN) */
+} loom_config_t;
+
+LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);
+
+/* Start Loom (collective).  Initializes MPI if the program has not.  argc and
+ * argv may be NULL.  cfg may be NULL for the environment's configuration. */
+LOOM_API loom_status_t loom_init(int *argc, char ***argv, const loom_config_t *cfg);
+/* Stop Loom (collective): a final barrier, statistics, then MPI_Finalize if
+ * loom_init initialized MPI. */
+LOOM_API loom_status_t loom_finalize(void);
+LOOM_API int loom_initialized(void);
+
+LOOM_API int loom_rank(void);    /* -1 when not initialized */
+LOOM_API int loom_nranks(void);  /* 0 when not initialized */
+LOOM_API double loom_wtime(void);/* seconds, monotonic */
+
+/* Collective allocation: every rank calls with the same size; each gets the
+ * same address.  Homes follow the configured policy.  The memory reads as
+ * zero.  Blocks are whole pages (the unit of coherence). */
+LOOM_API loom_status_t loom_alloc_collective(size_t size, void **out);
+/* Like loom_alloc_collective with an explicit home policy for this block. */
+LOOM_API loom_status_t loom_alloc_collective_policy(size_t size, loom_home_policy_t policy, void **out);
+/* Like loom_alloc_collective with every page homed at `home_rank`. */
+LOOM_API loom_status_t loom_alloc_collective_at(size_t size, int home_rank, void **out);
+/* Single-rank allocation: any rank allocates; the pointer is valid on every
+ * rank.  Pages are homed on first touch.  Any rank may free it. */
+LOOM_API loom_status_t loom_alloc(size_t size, void **out);
+/* Free a block from loom_alloc (any rank) or loom_alloc_collective (all
+ * ranks call, collectively). */
+LOOM_API loom_status_t loom_free(void *ptr);
+LOOM_API loom_status_t loom_free_collective(void *ptr);
+
+/* Synchronization: a barrier is a release then an acquire on every rank. */
+LOOM_API loom_status_t loom_barrier(void);
+/* Locks 0 .. cfg.locks-1: FIFO queue locks.  loom_lock is an acquire,
+ * loom_unlock a release. */
+LOOM_API loom_status_t loom_lock(uint32_t id);
+LOOM_API loom_status_t loom_unlock(uint32_t id);
+
+/* Atomics on 8-byte-aligned 64-bit words of Loom memory, performed at the
+ * word's home.  The calling rank's own earlier writes to the word's page are
+ * made visible first; after the next acquire, ordinary loads on every rank
+ * see the word's atomic updates.  `old` may be NULL. */
+LOOM_API loom_status_t loom_atomic_fetch_add(uint64_t *addr, uint64_t value, uint64_t *old);
+LOOM_API loom_status_t loom_atomic_cas(uint64_t *addr, uint64_t expected, uint64_t desired, uint64_t *old);
+LOOM_API loom_status_t loom_atomic_exchange(uint64_t *addr, uint64_t value, uint64_t *old);
+LOOM_API loom_status_t loom_atomic_load(uint64_t *addr, uint64_t *value);
+LOOM_API loom_status_t loom_atomic_store(uint64_t *addr, uint64_t value);
+
+/* Make [ptr, ptr+len) valid for a system call or an MPI call: LOOM_READ if
+ * the call reads the memory (write(2), MPI_Send), LOOM_WRITE if it writes it
+ * (read(2), MPI_Recv).  Valid until this rank's next synchronization. */
+enum { LOOM_READ = 1, LOOM_WRITE = 2 };
+LOOM_API loom_status_t loom_prepare(void *ptr, size_t len, int access);
+
+/* Is ptr inside Loom memory? */
+LOOM_API int loom_is_shared(const void *ptr);
+/* The home rank of the page holding ptr (-1 if not yet homed). */
+LOOM_API loom_status_t loom_home_of(const void *ptr, int *rank);
+
+/* Statistics of this rank, by category. */
+typedef struct loom_stats {
+  uint64_t read_faults, write_faults;
+  uint64_t pages_fetched, bytes_fetched;
+  uint64_t twins, diffs, diff_bytes;
+  uint64_t invalidations;
+  uint64_t barriers, locks, unlocks, atomics;
+  double t_fault, t_barrier, t_lock, t_unlock, t_diff, t_poll; /* seconds */
+} loom_stats_t;
+LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
+LOOM_API loom_status_t loom_stats_reset(void);
+/* JSON object of this rank's statistics into buf (NUL-terminated). */
+LOOM_API loom_status_t loom_stats_json(char *buf, size_t len);
+/* The effective configuration, one "LOOM_X=value  # help" line per setting. */
+LOOM_API loom_status_t loom_config_string(char *buf, size_t len);
+
+LOOM_API const char *loom_strerror(loom_status_t s);
+LOOM_API const char *loom_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LOOM_LOOM_H */

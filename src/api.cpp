@@ -1,0 +1,457 @@
+// The C API: argument checking, the order of protocol steps around each
+// synchronization call, and the lifecycle.  Every entry point returns a
+// status; nothing here exits or prints to stdout.
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include "config.hpp"
+#include "runtime.hpp"
+
+namespace loom {
+Runtime rt;
+}
+
+using namespace loom;
+
+namespace {
+
+loom_status_t ret(Status s) { return s.code(); }
+
+Status need_init(const char* fn) {
+  if (rt.active) return Status::ok();
+  if (rt.finalized) return fail(LOOM_ERR_NOT_INITIALIZED, "%s called after loom_finalize", fn);
+  return fail(LOOM_ERR_NOT_INITIALIZED, "%s called before loom_init", fn);
+}
+
+#define REQUIRE_INIT() \
+  do {                 \
+    Status s_ = need_init(__func__); \
+    if (!s_.is_ok()) return s_.code(); \
+  } while (0)
+
+// Page number of a Loom pointer, or an error naming the call.
+Status page_of(const void* p, const char* fn, uint64_t* page) {
+  const uint8_t* a = static_cast<const uint8_t*>(p);
+  if (!p || a < rt.base || a >= rt.base + rt.size)
+    return fail(LOOM_ERR_BAD_POINTER, "%s: %p is not inside Loom memory [%p, %p)", fn, p, (void*)rt.base,
+                (void*)(rt.base + rt.size));
+  *page = (uint64_t)(a - rt.base) / kPage;
+  return Status::ok();
+}
+
+// Every rank passed the same values?  (Collective; all ranks must call.)
+Status agree(const uint64_t* vals, int n, const char* fn) {
+  uint64_t mine[8], mx[8];
+  for (int i = 0; i < n; i++) {
+    mine[i] = vals[i];
+    mine[n + i] = ~vals[i];
+  }
+  MPI_Allreduce(mine, mx, 2 * n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  for (int i = 0; i < n; i++)
+    if (mx[i] != ~mx[n + i])
+      return fail(LOOM_ERR_MISMATCH, "%s: ranks passed different arguments (this rank: %llu, largest: %llu)", fn,
+                  (unsigned long long)vals[i], (unsigned long long)mx[i]);
+  return Status::ok();
+}
+
+void compute_layout() {
+  const uint64_t N = (uint64_t)rt.nranks;
+  auto align = [](uint64_t x, uint64_t a) { return (x + a - 1) / a * a; };
+  rt.locks_total = rt.cfg.locks + 1;
+  rt.heap_lock = rt.cfg.locks;
+  MetaLayout& m = rt.meta;
+  m.barrier = 0;
+  m.tails = (uint64_t)kBarrierWords * 8;
+  m.qnodes = align(m.tails + (rt.locks_total + N - 1) / N * 8, 64);
+  m.dir = align(m.qnodes + (uint64_t)rt.locks_total * 16, 64);
+  m.heap = align(m.dir + (rt.npages + N - 1) / N * 16, kPage);
+  m.size = align(m.heap + 64 + (uint64_t)kHeapMax * 16, kPage);
+}
+
+Status init(int* argc, char*** argv, const loom_config_t* cfg) {
+  if (rt.active) return fail(LOOM_ERR_ALREADY_INITIALIZED, "loom_init called twice");
+  if (cfg) {
+    rt.cfg = *cfg;
+    LOOM_TRY(config_validate(&rt.cfg));
+  } else {
+    LOOM_TRY(config_from_env(&rt.cfg));
+  }
+  int inited = 0, finalized = 0;
+  MPI_Initialized(&inited);
+  MPI_Finalized(&finalized);
+  if (finalized) return fail(LOOM_ERR_NOT_INITIALIZED, "loom_init: MPI is already finalized");
+  if (!inited) {
+    int provided = 0;
+    int err = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    if (err != MPI_SUCCESS) return fail_mpi(err, "MPI_Init_thread");
+    rt.we_init_mpi = true;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &rt.nranks);
+  set_log_rank(rt.rank);
+  if (rt.nranks > kMaxRanks)
+    return fail(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
+  uint64_t shape[4] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map};
+  LOOM_TRY(agree(shape, 4, "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP)"));
+
+  rt.size = rt.cfg.mem_size;
+  rt.npages = rt.size / kPage;
+  compute_layout();
+  TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread};
+  LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
+  LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
+  void* tw = mmap(nullptr, rt.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (tw == MAP_FAILED) return fail_errno(LOOM_ERR_SYSTEM, "mmap of the twin area");
+  rt.twins = static_cast<uint8_t*>(tw);
+  rt.state.assign(rt.npages, kNone);
+  rt.flags.assign(rt.npages, 0);
+  rt.home.assign(rt.npages, -1);
+  rt.dirty.clear();
+  rt.dirty.reserve(rt.npages);
+  rt.cached.clear();
+  rt.cached.reserve(rt.npages);
+  rt.held.assign(rt.cfg.locks, 0);
+  rt.barrier_epoch = 0;
+  rt.st = Stats{};
+  LOOM_TRY(vm_install_handler());
+  rt.active = true;
+  rt.finalized = false;
+  MPI_Barrier(MPI_COMM_WORLD);
+  return Status::ok();
+}
+
+void lift_state() {
+  vm_remove_handler();
+  vm_release();
+  if (rt.twins) munmap(rt.twins, rt.size);
+  rt.twins = nullptr;
+  rt.tp.finalize();
+  rt.state.clear();
+  rt.flags.clear();
+  rt.home.clear();
+}
+
+Status barrier() {
+  double t0 = now();
+  proto_release();
+  sync_barrier_raw();
+  proto_acquire();
+  rt.st.s.barriers++;
+  rt.st.s.t_barrier += now() - t0;
+  return Status::ok();
+}
+
+Status check_lock(uint32_t id, const char* fn) {
+  if (id >= rt.cfg.locks)
+    return fail(LOOM_ERR_INVALID, "%s(%u): lock ids run from 0 to %u (LOOM_LOCKS=%u)", fn, id, rt.cfg.locks - 1,
+                rt.cfg.locks);
+  return Status::ok();
+}
+
+Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, void** out) {
+  uint64_t args[3] = {(uint64_t)size, (uint64_t)policy, (uint64_t)(int64_t)home_rank};
+  LOOM_TRY(agree(args, 3, "loom_alloc_collective"));
+  if (!out) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: out is NULL");
+  if (size == 0) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: size 0");
+  if (size > rt.size)
+    return fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
+                size, (unsigned long long)rt.size);
+  if ((unsigned)policy > LOOM_HOME_EXPLICIT) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: unknown home policy %d", (int)policy);
+  if (policy == LOOM_HOME_EXPLICIT && (home_rank < 0 || home_rank >= rt.nranks))
+    return fail(LOOM_ERR_INVALID, "loom_alloc_collective_at: rank %d is not in 0..%d", home_rank, rt.nranks - 1);
+  uint64_t npages = (size + kPage - 1) / kPage;
+  // Rank 0 allocates, everyone learns the result (first page, or ~0 on error).
+  uint64_t first = ~0ull;
+  if (rt.rank == 0) {
+    Status s = heap_alloc(npages, kHeapCollective, &first);
+    if (!s.is_ok()) first = ~0ull;
+  }
+  MPI_Bcast(&first, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (first == ~0ull)
+    return rt.rank == 0 ? Status(LOOM_ERR_NO_MEMORY)
+                        : fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective of %zu bytes: the global memory is full", size);
+  proto_release();
+  sync_barrier_raw();
+  proto_reset_range(first, npages, true, policy, home_rank);
+  sync_barrier_raw();
+  *out = rt.base + first * kPage;
+  return Status::ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+loom_status_t loom_config_default(loom_config_t* cfg) {
+  if (!cfg) return ret(fail(LOOM_ERR_INVALID, "loom_config_default: cfg is NULL"));
+  return ret(config_from_env(cfg));
+}
+
+loom_status_t loom_init(int* argc, char*** argv, const loom_config_t* cfg) {
+  Status s = init(argc, argv, cfg);
+  if (!s.is_ok() && !rt.active) {
+    // Leave nothing half-built; MPI stays up so the program can report.
+    if (rt.tp.self_data()) lift_state();
+  }
+  return s.code();
+}
+
+int loom_initialized(void) { return rt.active ? 1 : 0; }
+
+loom_status_t loom_finalize(void) {
+  REQUIRE_INIT();
+  Status s = barrier();
+  stats_finalize_report();
+  rt.active = false;
+  lift_state();
+  rt.finalized = true;
+  if (rt.we_init_mpi) MPI_Finalize();
+  rt.we_init_mpi = false;
+  return s.code();
+}
+
+int loom_rank(void) { return rt.active ? rt.rank : -1; }
+int loom_nranks(void) { return rt.active ? rt.nranks : 0; }
+double loom_wtime(void) { return now(); }
+
+loom_status_t loom_alloc_collective(size_t size, void** out) {
+  REQUIRE_INIT();
+  return ret(alloc_collective(size, rt.cfg.home_policy, -1, out));
+}
+
+loom_status_t loom_alloc_collective_policy(size_t size, loom_home_policy_t policy, void** out) {
+  REQUIRE_INIT();
+  if (policy == LOOM_HOME_EXPLICIT)
+    return ret(fail(LOOM_ERR_INVALID, "loom_alloc_collective_policy: use loom_alloc_collective_at for explicit homes"));
+  return ret(alloc_collective(size, policy, -1, out));
+}
+
+loom_status_t loom_alloc_collective_at(size_t size, int home_rank, void** out) {
+  REQUIRE_INIT();
+  return ret(alloc_collective(size, LOOM_HOME_EXPLICIT, home_rank, out));
+}
+
+loom_status_t loom_alloc(size_t size, void** out) {
+  REQUIRE_INIT();
+  if (!out) return ret(fail(LOOM_ERR_INVALID, "loom_alloc: out is NULL"));
+  if (size == 0) return ret(fail(LOOM_ERR_INVALID, "loom_alloc: size 0"));
+  if (size > rt.size)
+    return ret(fail(LOOM_ERR_NO_MEMORY, "loom_alloc: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
+                    size, (unsigned long long)rt.size));
+  uint64_t npages = (size + kPage - 1) / kPage, first = 0;
+  Status s = heap_alloc(npages, kHeapSingle, &first);
+  if (!s.is_ok()) return s.code();
+  for (uint64_t p = first; p < first + npages; p++) rt.flags[p] |= kAlloc;
+  *out = rt.base + first * kPage;
+  return LOOM_OK;
+}
+
+loom_status_t loom_free(void* ptr) {
+  REQUIRE_INIT();
+  uint64_t page = 0, n = 0;
+  Status s = page_of(ptr, "loom_free", &page);
+  if (!s.is_ok()) return s.code();
+  if ((uint64_t)((uint8_t*)ptr - rt.base) % kPage)
+    return ret(fail(LOOM_ERR_BAD_POINTER, "loom_free of %p: not the start of a Loom block", ptr));
+  return ret(heap_free(page, kHeapSingle, &n));
+}
+
+loom_status_t loom_free_collective(void* ptr) {
+  REQUIRE_INIT();
+  uint64_t page = ~0ull;
+  Status s = page_of(ptr, "loom_free_collective", &page);
+  uint64_t arg = s.is_ok() ? page : ~0ull;
+  Status a = agree(&arg, 1, "loom_free_collective");
+  if (!s.is_ok()) return s.code();
+  if (!a.is_ok()) return a.code();
+  // Rank 0 frees; everyone learns the block size (0 on error).
+  uint64_t n = 0;
+  if (rt.rank == 0) {
+    Status f = heap_free(page, kHeapCollective, &n);
+    if (!f.is_ok()) n = 0;
+  }
+  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (n == 0)
+    return rt.rank == 0 ? LOOM_ERR_BAD_POINTER
+                        : ret(fail(LOOM_ERR_BAD_POINTER, "loom_free_collective of %p: not a collective block, or already freed", ptr));
+  proto_release();
+  sync_barrier_raw();
+  proto_reset_range(page, n, false, LOOM_HOME_FIRST_TOUCH, -1);
+  sync_barrier_raw();
+  return LOOM_OK;
+}
+
+loom_status_t loom_barrier(void) {
+  REQUIRE_INIT();
+  return ret(barrier());
+}
+
+loom_status_t loom_lock(uint32_t id) {
+  REQUIRE_INIT();
+  Status s = check_lock(id, "loom_lock");
+  if (!s.is_ok()) return s.code();
+  if (rt.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this rank holds the lock already", id));
+  double t0 = now();
+  proto_release();
+  sync_lock_raw(id);
+  proto_acquire();
+  rt.held[id] = 1;
+  rt.st.s.locks++;
+  rt.st.s.t_lock += now() - t0;
+  return LOOM_OK;
+}
+
+loom_status_t loom_unlock(uint32_t id) {
+  REQUIRE_INIT();
+  Status s = check_lock(id, "loom_unlock");
+  if (!s.is_ok()) return s.code();
+  if (!rt.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
+  double t0 = now();
+  proto_release();
+  sync_unlock_raw(id);
+  rt.held[id] = 0;
+  rt.st.s.unlocks++;
+  rt.st.s.t_unlock += now() - t0;
+  return LOOM_OK;
+}
+
+}  // extern "C"
+
+namespace {
+
+enum AtomicOp { kAdd, kCas, kXchg, kLoad, kStore };
+
+loom_status_t atomic(const char* fn, uint64_t* addr, AtomicOp op, uint64_t a, uint64_t b, uint64_t* old) {
+  REQUIRE_INIT();
+  uint64_t page = 0;
+  Status s = page_of(addr, fn, &page);
+  if (!s.is_ok()) return s.code();
+  if ((uintptr_t)addr % 8) return ret(fail(LOOM_ERR_INVALID, "%s: %p is not 8-byte aligned", fn, (void*)addr));
+  if (!(rt.flags[page] & kAlloc) && !heap_mark_if_allocated(page))
+    return ret(fail(LOOM_ERR_BAD_POINTER, "%s: %p is not in an allocated block", fn, (void*)addr));
+  proto_before_atomic(page);
+  int h = rt.home[page];
+  uint64_t off = (uint64_t)((uint8_t*)addr - rt.base), r = 0;
+  switch (op) {
+    case kAdd: r = rt.tp.fetch_add(h, Seg::Data, off, a); break;
+    case kCas: r = rt.tp.cas(h, Seg::Data, off, a, b); break;
+    case kXchg: r = rt.tp.swap(h, Seg::Data, off, a); break;
+    case kLoad: r = rt.tp.load(h, Seg::Data, off); break;
+    case kStore: rt.tp.store(h, Seg::Data, off, a); break;
+  }
+  rt.st.s.atomics++;
+  if (old) *old = r;
+  return LOOM_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+loom_status_t loom_atomic_fetch_add(uint64_t* addr, uint64_t value, uint64_t* old) {
+  return atomic("loom_atomic_fetch_add", addr, kAdd, value, 0, old);
+}
+loom_status_t loom_atomic_cas(uint64_t* addr, uint64_t expected, uint64_t desired, uint64_t* old) {
+  return atomic("loom_atomic_cas", addr, kCas, expected, desired, old);
+}
+loom_status_t loom_atomic_exchange(uint64_t* addr, uint64_t value, uint64_t* old) {
+  return atomic("loom_atomic_exchange", addr, kXchg, value, 0, old);
+}
+loom_status_t loom_atomic_load(uint64_t* addr, uint64_t* value) {
+  if (!value) return ret(fail(LOOM_ERR_INVALID, "loom_atomic_load: value is NULL"));
+  return atomic("loom_atomic_load", addr, kLoad, 0, 0, value);
+}
+loom_status_t loom_atomic_store(uint64_t* addr, uint64_t value) {
+  return atomic("loom_atomic_store", addr, kStore, value, 0, nullptr);
+}
+
+loom_status_t loom_prepare(void* ptr, size_t len, int access) {
+  REQUIRE_INIT();
+  if (len == 0) return LOOM_OK;
+  if (access != LOOM_READ && access != LOOM_WRITE && access != (LOOM_READ | LOOM_WRITE))
+    return ret(fail(LOOM_ERR_INVALID, "loom_prepare: access must be LOOM_READ, LOOM_WRITE or both"));
+  uint64_t first = 0, last = 0;
+  Status s = page_of(ptr, "loom_prepare", &first);
+  if (!s.is_ok()) return s.code();
+  s = page_of((uint8_t*)ptr + len - 1, "loom_prepare (end of range)", &last);
+  if (!s.is_ok()) return s.code();
+  for (uint64_t p = first; p <= last; p++)
+    if (!(rt.flags[p] & kAlloc) && !heap_mark_if_allocated(p))
+      return ret(fail(LOOM_ERR_BAD_POINTER, "loom_prepare: page at %p is not in an allocated block",
+                      (void*)(rt.base + p * kPage)));
+  for (uint64_t p = first; p <= last; p++) {
+    if (access & LOOM_WRITE) proto_make_writable(p);
+    else proto_make_readable(p);
+  }
+  return LOOM_OK;
+}
+
+int loom_is_shared(const void* ptr) {
+  const uint8_t* a = static_cast<const uint8_t*>(ptr);
+  return rt.active && a >= rt.base && a < rt.base + rt.size;
+}
+
+loom_status_t loom_home_of(const void* ptr, int* rank) {
+  REQUIRE_INIT();
+  uint64_t page = 0;
+  Status s = page_of(ptr, "loom_home_of", &page);
+  if (!s.is_ok()) return s.code();
+  if (!rank) return ret(fail(LOOM_ERR_INVALID, "loom_home_of: rank is NULL"));
+  *rank = proto_home(page, false);
+  return LOOM_OK;
+}
+
+loom_status_t loom_stats_get(loom_stats_t* out) {
+  REQUIRE_INIT();
+  if (!out) return ret(fail(LOOM_ERR_INVALID, "loom_stats_get: out is NULL"));
+  *out = rt.st.s;
+  return LOOM_OK;
+}
+
+loom_status_t loom_stats_reset(void) {
+  REQUIRE_INIT();
+  rt.st = Stats{};
+  return LOOM_OK;
+}
+
+loom_status_t loom_stats_json(char* buf, size_t len) {
+  REQUIRE_INIT();
+  if (!buf || len == 0) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: empty buffer"));
+  if (stats_json(rt.st.s, buf, len) >= len) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: buffer too small"));
+  return LOOM_OK;
+}
+
+loom_status_t loom_config_string(char* buf, size_t len) {
+  if (!buf || len == 0) return ret(fail(LOOM_ERR_INVALID, "loom_config_string: empty buffer"));
+  loom_config_t c;
+  if (rt.active) c = rt.cfg;
+  else {
+    Status s = config_from_env(&c);
+    if (!s.is_ok()) return s.code();
+  }
+  if (config_print(&c, buf, len) >= len) return ret(fail(LOOM_ERR_INVALID, "loom_config_string: buffer too small"));
+  return LOOM_OK;
+}
+
+const char* loom_strerror(loom_status_t s) {
+  switch (s) {
+    case LOOM_OK: return "success";
+    case LOOM_ERR_INVALID: return "invalid argument";
+    case LOOM_ERR_NOT_INITIALIZED: return "Loom is not initialized";
+    case LOOM_ERR_ALREADY_INITIALIZED: return "Loom is already initialized";
+    case LOOM_ERR_NO_MEMORY: return "out of global memory";
+    case LOOM_ERR_BAD_POINTER: return "not a pointer Loom allocated";
+    case LOOM_ERR_MISMATCH: return "ranks disagree on a collective call's arguments";
+    case LOOM_ERR_CONFIG: return "invalid configuration";
+    case LOOM_ERR_ADDRESS: return "no common address for the global memory";
+    case LOOM_ERR_MPI: return "MPI error";
+    case LOOM_ERR_SYSTEM: return "system call failed";
+    case LOOM_ERR_BUSY: return "lock state does not allow this";
+  }
+  return "unknown status";
+}
+
+const char* loom_last_error(void) { return last_error(); }
+
+}  // extern "C"

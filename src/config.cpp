@@ -1,0 +1,230 @@
+// The one table of LOOM_* settings; see config.hpp.
+#include "config.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace loom {
+namespace {
+
+constexpr unsigned long long kPage = 4096;
+
+bool parse_uint(const char* s, unsigned long long* out) {
+  if (!s || !*s) return false;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(s, &end, 0);
+  if (errno || *end || s[0] == '-') return false;
+  *out = v;
+  return true;
+}
+
+bool parse_bool(const char* s, int* out) {
+  if (!std::strcmp(s, "1") || !strcasecmp(s, "on") || !strcasecmp(s, "yes") || !strcasecmp(s, "true")) {
+    *out = 1;
+    return true;
+  }
+  if (!std::strcmp(s, "0") || !strcasecmp(s, "off") || !strcasecmp(s, "no") || !strcasecmp(s, "false")) {
+    *out = 0;
+    return true;
+  }
+  return false;
+}
+
+const char* const kPolicyNames[] = {"first-touch", "cyclic", "block", "explicit"};
+
+Status bad(const char* name, const char* value, const char* expect) {
+  return fail(LOOM_ERR_CONFIG, "%s=\"%s\" is not valid: expected %s", name, value, expect);
+}
+
+// ---- one parser and one printer per setting -------------------------------
+
+Status p_mem(loom_config_t* c, const char* n, const char* v) {
+  unsigned long long x;
+  if (!parse_size(v, &x) || x == 0) return bad(n, v, "a size such as 512M or 2G");
+  c->mem_size = x;
+  return Status::ok();
+}
+void w_mem(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%llu", (unsigned long long)c->mem_size); }
+
+Status p_unit(loom_config_t* c, const char* n, const char* v) {
+  unsigned long long x;
+  if (!parse_uint(v, &x) || x == 0 || x > 1024) return bad(n, v, "a page count from 1 to 1024");
+  c->unit_pages = (uint32_t)x;
+  return Status::ok();
+}
+void w_unit(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%u", c->unit_pages); }
+
+Status p_home(loom_config_t* c, const char* n, const char* v) {
+  for (int i = 0; i < 3; i++)  // "explicit" is per allocation only
+    if (!strcasecmp(v, kPolicyNames[i])) {
+      c->home_policy = (loom_home_policy_t)i;
+      return Status::ok();
+    }
+  return bad(n, v, "first-touch, cyclic or block");
+}
+void w_home(const loom_config_t* c, char* b, size_t l) {
+  std::snprintf(b, l, "%s", (unsigned)c->home_policy < 4 ? kPolicyNames[c->home_policy] : "?");
+}
+
+Status p_locks(loom_config_t* c, const char* n, const char* v) {
+  unsigned long long x;
+  if (!parse_uint(v, &x) || x == 0 || x > (1u << 20)) return bad(n, v, "a lock count from 1 to 1048576");
+  c->locks = (uint32_t)x;
+  return Status::ok();
+}
+void w_locks(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%u", c->locks); }
+
+Status p_map(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->local_map)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_map(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->local_map); }
+
+Status p_progress(loom_config_t* c, const char* n, const char* v) {
+  if (!strcasecmp(v, "auto")) {
+    c->progress_thread = -1;
+    return Status::ok();
+  }
+  if (!parse_bool(v, &c->progress_thread)) return bad(n, v, "auto, 0 or 1");
+  return Status::ok();
+}
+void w_progress(const loom_config_t* c, char* b, size_t l) {
+  std::snprintf(b, l, "%s", c->progress_thread < 0 ? "auto" : c->progress_thread ? "1" : "0");
+}
+
+Status p_stats(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->stats)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_stats(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->stats); }
+
+Status p_sfile(loom_config_t* c, const char* n, const char* v) {
+  if (std::strlen(v) >= sizeof c->stats_file) return bad(n, v, "a path shorter than 256 bytes");
+  std::snprintf(c->stats_file, sizeof c->stats_file, "%s", v);
+  return Status::ok();
+}
+void w_sfile(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->stats_file); }
+
+Status p_base(loom_config_t* c, const char* n, const char* v) {
+  unsigned long long x;
+  if (!parse_uint(v, &x) || (x % kPage)) return bad(n, v, "0 or a page-aligned address such as 0x200000000000");
+  c->base_address = x;
+  return Status::ok();
+}
+void w_base(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "0x%llx", (unsigned long long)c->base_address); }
+
+Status p_spin(loom_config_t* c, const char* n, const char* v) {
+  unsigned long long x;
+  if (!parse_uint(v, &x) || x > 100000000ull) return bad(n, v, "a poll count from 0 to 100000000");
+  c->spin = (int)x;
+  return Status::ok();
+}
+void w_spin(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->spin); }
+
+struct Setting {
+  const char* name;
+  const char* def;
+  const char* help;
+  Status (*parse)(loom_config_t*, const char*, const char*);
+  void (*print)(const loom_config_t*, char*, size_t);
+};
+
+const Setting kSettings[] = {
+    {"LOOM_MEM_SIZE", "1G", "bytes of global shared memory (K/M/G suffixes)", p_mem, w_mem},
+    {"LOOM_UNIT_PAGES", "8", "pages fetched by one fault (prefetch of following pages with the same home)", p_unit, w_unit},
+    {"LOOM_HOME", "first-touch", "home placement: first-touch, cyclic or block", p_home, w_home},
+    {"LOOM_LOCKS", "1024", "number of lock ids", p_locks, w_locks},
+    {"LOOM_LOCAL_MAP", "1", "map peers on the same host directly; 0 treats every peer as remote (MPI windows)", p_map, w_map},
+    {"LOOM_PROGRESS", "auto", "MPI progress thread: auto (when a peer is remote), 0 or 1", p_progress, w_progress},
+    {"LOOM_STATS", "0", "print per-rank statistics to stderr at finalize", p_stats, w_stats},
+    {"LOOM_STATS_FILE", "", "write statistics as JSON to this path at finalize (%r = rank)", p_sfile, w_sfile},
+    {"LOOM_BASE", "0", "address of the global range (0: agreed at init)", p_base, w_base},
+    {"LOOM_SPIN", "2000", "polls of a wait loop before it yields the core", p_spin, w_spin},
+};
+
+}  // namespace
+
+bool parse_size(const char* s, unsigned long long* out) {
+  if (!s || !*s || *s == '-') return false;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(s, &end, 0);
+  if (errno || end == s) return false;
+  unsigned shift = 0;
+  switch (std::toupper((unsigned char)*end)) {
+    case 0: break;
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    default: return false;
+  }
+  if (*end && end[1] && !(std::toupper((unsigned char)end[1]) == 'B' && !end[2]) &&
+      !(std::toupper((unsigned char)end[1]) == 'I' && std::toupper((unsigned char)end[2]) == 'B' && !end[3]))
+    return false;
+  if (shift && v > (~0ull >> shift)) return false;
+  *out = v << shift;
+  return true;
+}
+
+void config_defaults(loom_config_t* cfg) {
+  std::memset(cfg, 0, sizeof *cfg);
+  for (const Setting& s : kSettings) {
+    Status st = s.parse(cfg, s.name, s.def);
+    (void)st;
+  }
+}
+
+Status config_parse_one(loom_config_t* cfg, const char* name, const char* value) {
+  for (const Setting& s : kSettings)
+    if (!std::strcmp(s.name, name)) return s.parse(cfg, name, value);
+  return fail(LOOM_ERR_CONFIG, "unknown setting %s", name);
+}
+
+Status config_from_env(loom_config_t* cfg) {
+  config_defaults(cfg);
+  for (const Setting& s : kSettings) {
+    const char* v = std::getenv(s.name);
+    if (v && *v) LOOM_TRY(s.parse(cfg, s.name, v));
+    else if (v && !*v && s.parse == p_sfile) cfg->stats_file[0] = 0;
+  }
+  return config_validate(cfg);
+}
+
+Status config_validate(const loom_config_t* c) {
+  if (c->mem_size < kPage || c->mem_size % kPage)
+    return fail(LOOM_ERR_CONFIG, "LOOM_MEM_SIZE=%llu must be a positive multiple of the page size (%llu)",
+                (unsigned long long)c->mem_size, kPage);
+  if (c->mem_size > (1ull << 44))
+    return fail(LOOM_ERR_CONFIG, "LOOM_MEM_SIZE=%llu is larger than 16 TiB", (unsigned long long)c->mem_size);
+  if (c->unit_pages == 0 || c->unit_pages > 1024)
+    return fail(LOOM_ERR_CONFIG, "LOOM_UNIT_PAGES=%u must be 1..1024", c->unit_pages);
+  if ((unsigned)c->home_policy > LOOM_HOME_BLOCK)
+    return fail(LOOM_ERR_CONFIG, "LOOM_HOME=%d: the global policy must be first-touch, cyclic or block",
+                (int)c->home_policy);
+  if (c->locks == 0 || c->locks > (1u << 20)) return fail(LOOM_ERR_CONFIG, "LOOM_LOCKS=%u must be 1..1048576", c->locks);
+  if (c->base_address % kPage) return fail(LOOM_ERR_CONFIG, "LOOM_BASE must be page-aligned");
+  if (c->spin < 0) return fail(LOOM_ERR_CONFIG, "LOOM_SPIN must be >= 0");
+  if (c->progress_thread < -1 || c->progress_thread > 1) return fail(LOOM_ERR_CONFIG, "LOOM_PROGRESS must be auto, 0 or 1");
+  return Status::ok();
+}
+
+size_t config_print(const loom_config_t* cfg, char* buf, size_t len) {
+  size_t used = 0;
+  for (const Setting& s : kSettings) {
+    char val[300];
+    s.print(cfg, val, sizeof val);
+    char line[600];
+    int n = std::snprintf(line, sizeof line, "%s=%s  # %s (default %s)\n", s.name, val, s.help,
+                          *s.def ? s.def : "unset");
+    if (n > 0 && buf && used + (size_t)n < len) std::memcpy(buf + used, line, (size_t)n + 1);
+    if (n > 0) used += (size_t)n;
+  }
+  return used;
+}
+
+}  // namespace loom

@@ -1,0 +1,56 @@
+// Page diffing for Loom's multiple-writer protocol.
+//
+// Why this design: a writer keeps a twin (pristine copy) of a page and, at
+// release, ships only the bytes it changed to the page's home. Several
+// processes may write different bytes of the same page -- even of the same
+// 8-byte word -- concurrently, and their diffs may reach the home in either
+// order. A diff is therefore byte-exact: a run never contains a byte equal to
+// its twin byte, so applying one writer's diff can never overwrite another
+// writer's bytes with stale values. Speed comes from comparing 64-bit words:
+// equal words are skipped and fully different words extend a run without a
+// per-byte look; only partially different words are inspected byte by byte.
+//
+// Thread-safety: all functions are pure (they touch only their arguments and
+// keep no state) and are safe to call concurrently, provided the caller does
+// not mutate the buffers being read or written during the call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace loom {
+
+// One run of changed bytes: `len` bytes at `offset` within the page.
+struct DiffRun {
+    uint32_t offset;
+    uint32_t len;
+};
+
+// Encoded diff format in a byte buffer: a sequence of records, each
+//   uint32_t offset, uint32_t len (native byte order), then `len` data bytes,
+//   then zero padding to a multiple of 8,
+// followed by nothing (the buffer's used length marks the end).
+// Returns the number of bytes written to `out`. `out` must have room for
+// diff_max_encoded(len) bytes. `len` must fit in uint32_t.
+size_t diff_encode(const uint8_t* twin, const uint8_t* cur, size_t len, uint8_t* out);
+
+// Worst case encoded size (alternating changed/unchanged bytes).
+size_t diff_max_encoded(size_t len);
+
+// Apply an encoded diff (from diff_encode) of `enc_len` bytes to `page`
+// (length page_len). Records are applied in order; returns false (and applies
+// nothing from the bad record onwards) if a record is out of bounds or
+// truncated.
+bool diff_apply(uint8_t* page, size_t page_len, const uint8_t* enc, size_t enc_len);
+
+// Callback form used by the runtime to write runs straight into a remote home
+// without an intermediate buffer: calls fn(offset, len, ctx) for every maximal
+// run of changed bytes, in increasing offset order; returns the total number
+// of changed bytes. `fn` may be null (then only the count is computed).
+using DiffRunFn = void (*)(uint32_t offset, uint32_t len, void* ctx);
+size_t diff_runs(const uint8_t* twin, const uint8_t* cur, size_t len, DiffRunFn fn, void* ctx);
+
+// Number of changed bytes only (no output).
+size_t diff_count(const uint8_t* twin, const uint8_t* cur, size_t len);
+
+}  // namespace loom

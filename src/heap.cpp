@@ -1,0 +1,154 @@
+// Allocation of global memory.  One table of allocated blocks, sorted by
+// first page, lives in rank 0's Meta segment and is changed only under an
+// internal queue lock, so any rank can allocate or free at any time without
+// rank 0 taking part (it need not even be in Loom at the moment).  Blocks are
+// whole pages: the page is the unit of coherence, and a block that shares no
+// page with another can be given its own home policy.  First fit.
+//
+// A version word makes the table readable without the lock (seqlock): the
+// fault handler of a rank that touches a block another rank allocated looks
+// the block up that way, since it must not wait for a lock.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "runtime.hpp"
+
+namespace loom {
+namespace {
+
+struct Block {
+  uint64_t first;
+  uint64_t npages_kind;  // npages in the low 56 bits, kind in the top 8
+  uint64_t npages() const { return npages_kind & ((1ull << 56) - 1); }
+  uint32_t kind() const { return (uint32_t)(npages_kind >> 56); }
+};
+// Header words: [0] version (odd while being changed), [1] count.
+constexpr uint64_t kVersion = 0, kCount = 8, kEntries = 64;
+
+void read_table(std::vector<Block>& t) {
+  uint64_t n = rt.tp.load(0, Seg::Meta, rt.meta.heap + kCount);
+  t.resize(n);
+  if (n) rt.tp.get(0, Seg::Meta, rt.meta.heap + kEntries, t.data(), n * sizeof(Block));
+}
+
+// Write entries [from, end) and the count, bracketed by version changes.
+void write_table(const std::vector<Block>& t, size_t from) {
+  Transport& tp = rt.tp;
+  uint64_t v = tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
+  tp.store(0, Seg::Meta, rt.meta.heap + kVersion, v + 1);
+  if (from < t.size())
+    tp.put(0, Seg::Meta, rt.meta.heap + kEntries + from * sizeof(Block), &t[from], (t.size() - from) * sizeof(Block));
+  tp.flush();
+  tp.store(0, Seg::Meta, rt.meta.heap + kCount, t.size());
+  tp.store(0, Seg::Meta, rt.meta.heap + kVersion, v + 2);
+}
+
+size_t find(const std::vector<Block>& t, uint64_t first) {
+  auto it = std::lower_bound(t.begin(), t.end(), first, [](const Block& b, uint64_t f) { return b.first < f; });
+  return (size_t)(it - t.begin());
+}
+
+}  // namespace
+
+Status heap_alloc(uint64_t npages, uint32_t kind, uint64_t* first_page) {
+  std::vector<Block> t;
+  sync_lock_raw(rt.heap_lock);
+  read_table(t);
+  uint64_t at = 0;
+  size_t i = 0;
+  for (; i < t.size(); i++) {
+    if (t[i].first - at >= npages) break;
+    at = t[i].first + t[i].npages();
+  }
+  bool fits = (i < t.size() || rt.npages - at >= npages) && t.size() < kHeapMax;
+  if (fits) {
+    t.insert(t.begin() + (ptrdiff_t)i, Block{at, npages | ((uint64_t)kind << 56)});
+    write_table(t, i);
+  }
+  sync_unlock_raw(rt.heap_lock);
+  if (!fits) {
+    if (t.size() >= kHeapMax)
+      return fail(LOOM_ERR_NO_MEMORY, "allocation of %llu pages: %u blocks are allocated already (the limit)",
+                  (unsigned long long)npages, kHeapMax);
+    return fail(LOOM_ERR_NO_MEMORY,
+                "allocation of %llu bytes: no free range that large in the %llu-byte global memory "
+                "(raise LOOM_MEM_SIZE)",
+                (unsigned long long)(npages * kPage), (unsigned long long)rt.size);
+  }
+  *first_page = at;
+  return Status::ok();
+}
+
+Status heap_free(uint64_t first_page, uint32_t kind, uint64_t* npages) {
+  std::vector<Block> t;
+  sync_lock_raw(rt.heap_lock);
+  read_table(t);
+  size_t i = find(t, first_page);
+  Status st;
+  if (i == t.size() || t[i].first != first_page) {
+    st = fail(LOOM_ERR_BAD_POINTER, "free of %p: not a block Loom allocated, or already freed",
+              (void*)(rt.base + first_page * kPage));
+  } else if (t[i].kind() != kind) {
+    st = fail(LOOM_ERR_BAD_POINTER, "free of %p: the block came from %s, so free it with %s",
+              (void*)(rt.base + first_page * kPage),
+              t[i].kind() == kHeapCollective ? "loom_alloc_collective" : "loom_alloc",
+              t[i].kind() == kHeapCollective ? "loom_free_collective" : "loom_free");
+  } else {
+    *npages = t[i].npages();
+    t.erase(t.begin() + (ptrdiff_t)i);
+    write_table(t, i);
+  }
+  sync_unlock_raw(rt.heap_lock);
+  return st;
+}
+
+Status heap_lookup(uint64_t first_page, uint32_t* kind, uint64_t* npages) {
+  std::vector<Block> t;
+  sync_lock_raw(rt.heap_lock);
+  read_table(t);
+  sync_unlock_raw(rt.heap_lock);
+  size_t i = find(t, first_page);
+  if (i == t.size() || t[i].first != first_page)
+    return fail(LOOM_ERR_BAD_POINTER, "%p is not the start of a block Loom allocated (or it was freed)",
+                (void*)(rt.base + first_page * kPage));
+  *kind = t[i].kind();
+  *npages = t[i].npages();
+  return Status::ok();
+}
+
+bool heap_mark_if_allocated(uint64_t p) {
+  // Seqlock read, bounded: the table is small and writers hold it briefly.
+  Block b{};
+  bool found = false;
+  Transport& tp = rt.tp;
+  for (int attempt = 0; attempt < 1000000; attempt++) {
+    uint64_t v0 = tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
+    if (v0 & 1) {
+      sched_yield();
+      continue;
+    }
+    uint64_t n = tp.load(0, Seg::Meta, rt.meta.heap + kCount);
+    // Binary search entry by entry (no allocation in a signal handler).
+    uint64_t lo = 0, hi = n;
+    found = false;
+    while (lo < hi) {
+      uint64_t mid = (lo + hi) / 2;
+      Block m;
+      tp.get(0, Seg::Meta, rt.meta.heap + kEntries + mid * sizeof(Block), &m, sizeof m);
+      if (m.first + m.npages() <= p) lo = mid + 1;
+      else if (m.first > p) hi = mid;
+      else {
+        b = m;
+        found = true;
+        break;
+      }
+    }
+    if (tp.load(0, Seg::Meta, rt.meta.heap + kVersion) == v0) break;
+  }
+  if (!found) return false;
+  for (uint64_t q = b.first; q < b.first + b.npages(); q++) rt.flags[q] |= kAlloc;
+  return true;
+}
+
+}  // namespace loom

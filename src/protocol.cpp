@@ -1,0 +1,267 @@
+// Home-based lazy release consistency with multiple writers (HLRC), with
+// one-sided operations only: no handler runs on the home.
+//
+//  - Fault on a page homed here: map it in place (it is the home copy).  The
+//    first write registers this rank in the page's writer set; after that the
+//    page stays writable: no twin, diff or fault in steady state.
+//  - Read fault on a page homed elsewhere: one get of the page and of the
+//    following pages with the same home (LOOM_UNIT_PAGES, aligned window)
+//    into this rank's cache slots, then one mprotect.
+//  - Write fault on a page homed elsewhere: twin, register as writer, map
+//    writable, remember as dirty.
+//  - Release: byte-exact diffs of dirty pages are put straight into the home
+//    copies; the release completes after the puts are complete remotely.
+//  - Acquire: drop every cached copy whose writer set names another rank.
+//    Writer sets are sticky classification (ArgoDSM's Pyxis idea reduced to
+//    writers): a home writes in place without faults, so there are no exact
+//    write notices for home pages; "another rank is a writer" is the
+//    may-have-written test.  Pages only this rank writes, and pages nobody
+//    else writes (read-only data), stay cached across acquires.
+//
+// Homes: the directory entry {home+1, writer mask} of page p lives on rank
+// p mod N.  First touch claims the home by compare-and-swap (ARDMAR).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "diff.hpp"
+#include "runtime.hpp"
+
+namespace loom {
+namespace {
+
+uint64_t my_bit() { return 1ull << rt.rank; }
+uint8_t* slot(uint64_t p) { return rt.tp.self_data() + p * kPage; }
+
+bool fetchable(uint64_t q, int h) {
+  return (rt.flags[q] & kAlloc) && rt.state[q] == kNone && proto_home(q, false) == h;
+}
+
+void list_cached(uint64_t q) {
+  if (!(rt.flags[q] & kListed)) {
+    rt.flags[q] |= kListed;
+    rt.cached.push_back((uint32_t)q);
+  }
+}
+
+void register_writer(uint64_t p) {
+  if (rt.flags[p] & kIWriter) return;
+  uint64_t old = rt.tp.fetch_or(dir_rank(p), Seg::Meta, dir_off(p) + 8, my_bit());
+  rt.flags[p] |= kIWriter;
+  if (old & ~my_bit()) rt.flags[p] |= kOtherWritten;
+}
+
+// Apply f(first, count) to maximal runs of consecutive page numbers in a
+// sorted list.
+template <class F>
+void for_runs(const std::vector<uint32_t>& pages, F&& f) {
+  size_t i = 0;
+  while (i < pages.size()) {
+    size_t j = i + 1;
+    while (j < pages.size() && pages[j] == pages[j - 1] + 1) j++;
+    f(pages[i], j - i);
+    i = j;
+  }
+}
+
+struct PutCtx {
+  int home;
+  uint64_t off;
+};
+
+void put_run(uint32_t o, uint32_t len, void* c) {
+  auto* ctx = static_cast<PutCtx*>(c);
+  rt.tp.put(ctx->home, Seg::Data, ctx->off + o, rt.tp.self_data() + ctx->off + o, len);
+}
+
+}  // namespace
+
+uint64_t dir_rank(uint64_t p) { return p % (uint64_t)rt.nranks; }
+uint64_t dir_off(uint64_t p) { return rt.meta.dir + (p / (uint64_t)rt.nranks) * 16; }
+
+int proto_home(uint64_t p, bool claim) {
+  int h = rt.home[p];
+  if (h >= 0) return h;
+  uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p));
+  if (v == 0 && claim) {
+    // The slot holds nothing valid (the page is not cached here), so it can
+    // be zeroed before it is offered as the home copy.
+    if (rt.state[p] == kNone) std::memset(slot(p), 0, kPage);
+    v = rt.tp.cas(dir_rank(p), Seg::Meta, dir_off(p), 0, (uint64_t)rt.rank + 1);
+    if (v == 0) v = (uint64_t)rt.rank + 1;
+  }
+  if (v == 0) return -1;
+  rt.home[p] = (int16_t)(v - 1);
+  return (int)(v - 1);
+}
+
+void proto_make_readable(uint64_t p) {
+  if (rt.state[p] != kNone) return;
+  int h = proto_home(p, true);
+  if (h == rt.rank) {
+    vm_protect(p, 1, kRO);
+    rt.state[p] = kRO;
+    return;
+  }
+  // The aligned window of LOOM_UNIT_PAGES around p, cut to the contiguous
+  // pages that are allocated, not cached, and homed at the same rank.
+  uint64_t unit = rt.cfg.unit_pages;
+  uint64_t lo = p - p % unit, hi = std::min(lo + unit, rt.npages);
+  uint64_t first = p, end = p + 1;
+  while (first > lo && fetchable(first - 1, h)) first--;
+  while (end < hi && fetchable(end, h)) end++;
+  uint64_t n = end - first;
+  rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
+  vm_protect(first, n, kRO);
+  for (uint64_t q = first; q < end; q++) {
+    rt.state[q] = kRO;
+    list_cached(q);
+  }
+  rt.st.s.pages_fetched += n;
+  rt.st.s.bytes_fetched += n * kPage;
+}
+
+void proto_make_writable(uint64_t p) {
+  if (rt.state[p] == kRW) return;
+  int h = proto_home(p, true);
+  if (h != rt.rank && rt.state[p] == kNone) proto_make_readable(p);
+  register_writer(p);
+  if (h != rt.rank) {
+    std::memcpy(rt.twins + p * kPage, slot(p), kPage);
+    rt.dirty.push_back((uint32_t)p);
+    rt.st.s.twins++;
+  }
+  vm_protect(p, 1, kRW);
+  rt.state[p] = kRW;
+}
+
+bool proto_fault(uint64_t p, int is_write) {
+  if (!(rt.flags[p] & kAlloc)) {
+    // A block another rank allocated: learn it from the heap table.
+    if (!heap_mark_if_allocated(p)) return false;
+  }
+  uint8_t s = rt.state[p];
+  if (is_write < 0) is_write = s == kRO ? 1 : 0;  // unknown: read first, a write faults again
+  if (s == kRW || (s == kRO && !is_write)) return false;  // the access was allowed: not ours
+  double t0 = now();
+  if (is_write) {
+    rt.st.s.write_faults++;
+    proto_make_writable(p);
+  } else {
+    rt.st.s.read_faults++;
+    proto_make_readable(p);
+  }
+  rt.st.s.t_fault += now() - t0;
+  return true;
+}
+
+void proto_release() {
+  if (rt.dirty.empty()) {
+    rt.tp.flush();
+    return;
+  }
+  double t0 = now();
+  std::sort(rt.dirty.begin(), rt.dirty.end());
+  for (uint32_t p : rt.dirty) {
+    PutCtx ctx{rt.home[p], (uint64_t)p * kPage};
+    size_t bytes = diff_runs(rt.twins + ctx.off, slot(p), kPage, put_run, &ctx);
+    rt.st.s.diffs++;
+    rt.st.s.diff_bytes += bytes;
+  }
+  rt.tp.flush();
+  for_runs(rt.dirty, [](uint64_t first, uint64_t n) {
+    vm_protect(first, n, kRO);
+    std::memset(&rt.state[first], kRO, n);
+  });
+  rt.dirty.clear();
+  rt.st.s.t_diff += now() - t0;
+}
+
+void proto_acquire() {
+  rt.tp.sync_local();
+  if (rt.cached.empty()) return;
+  static std::vector<uint32_t> drop, check;
+  static std::vector<uint64_t> writers;
+  drop.clear();
+  check.clear();
+  for (uint32_t p : rt.cached) {
+    if (rt.state[p] == kNone || rt.home[p] == rt.rank || !(rt.flags[p] & kAlloc)) {
+      rt.flags[p] &= (uint8_t)~kListed;
+    } else if (rt.flags[p] & kOtherWritten) {
+      drop.push_back(p);
+      rt.flags[p] &= (uint8_t)~kListed;
+    } else {
+      check.push_back(p);
+    }
+  }
+  writers.resize(check.size());
+  rt.tp.load_many(
+      check.size(), [](size_t i, int* r, uint64_t* off) {
+        *r = (int)dir_rank(check[i]);
+        *off = dir_off(check[i]) + 8;
+      },
+      writers.data());
+  rt.cached.clear();
+  for (size_t i = 0; i < check.size(); i++) {
+    uint32_t p = check[i];
+    if (writers[i] & ~my_bit()) {
+      rt.flags[p] = (uint8_t)((rt.flags[p] | kOtherWritten) & ~kListed);
+      drop.push_back(p);
+    } else {
+      rt.cached.push_back(p);
+    }
+  }
+  if (drop.empty()) return;
+  std::sort(drop.begin(), drop.end());
+  for_runs(drop, [](uint64_t first, uint64_t n) {
+    vm_protect(first, n, kNone);
+    std::memset(&rt.state[first], kNone, n);
+  });
+  rt.st.s.invalidations += drop.size();
+}
+
+void proto_before_atomic(uint64_t p) {
+  int h = proto_home(p, true);
+  if (h != rt.rank && rt.state[p] != kNone) {
+    if (rt.state[p] == kRW) proto_release();  // this rank's writes to the page go first
+    vm_protect(p, 1, kNone);                  // the copy would miss the atomic's update
+    rt.state[p] = kNone;
+  }
+  register_writer(p);
+}
+
+void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home) {
+  vm_protect(first, n, kNone);
+  const uint64_t N = (uint64_t)rt.nranks;
+  uint64_t chunk = (n + N - 1) / N;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t p = first + i;
+    int h = -1;
+    if (allocated) switch (policy) {
+        case LOOM_HOME_CYCLIC: h = (int)(i % N); break;
+        case LOOM_HOME_BLOCK: h = (int)(i / chunk); break;
+        case LOOM_HOME_EXPLICIT: h = explicit_home; break;
+        default: h = -1;
+      }
+    rt.state[p] = kNone;
+    rt.flags[p] = (uint8_t)((rt.flags[p] & kListed) | (allocated ? kAlloc : 0));
+    rt.home[p] = (int16_t)h;
+    if (dir_rank(p) == (uint64_t)rt.rank) {
+      rt.tp.store(rt.rank, Seg::Meta, dir_off(p), (uint64_t)(h + 1));
+      rt.tp.store(rt.rank, Seg::Meta, dir_off(p) + 8, 0);
+    }
+  }
+  // Fresh contents: the home copies of the range read as zero.
+  if (rt.tp.all_direct()) {
+    if (fallocate(rt.tp.data_fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(first * kPage),
+                  (off_t)(n * kPage)) != 0)
+      std::memset(slot(first), 0, n * kPage);
+  } else {
+    for (uint64_t p = first; p < first + n; p++)
+      if (rt.home[p] == rt.rank) std::memset(slot(p), 0, kPage);
+  }
+}
+
+}  // namespace loom

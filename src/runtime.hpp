@@ -1,0 +1,153 @@
+// The state of one Loom process and the internal interfaces between its
+// parts.  One Runtime per process (the global `rt`), created by loom_init.
+//
+// Layers, lower never calling upper:
+//   status, config, diff          services with no state
+//   transport                     reaching other ranks' segments
+//   vm                            the global range, protections, the fault signal
+//   protocol (HLRC)               page states, faults, release, acquire
+//   sync                          barrier and queue locks over transport atomics
+//   heap                          allocation of global memory
+//   api                           the C API
+//
+// Invariants of the page table (checked in the debug-full build):
+//  1. state[p] != NONE implies flags[p] & kAlloc.
+//  2. state[p] == RW and home[p] != rank implies p is on the dirty list and
+//     its twin holds the page as it was at the first write of this interval.
+//  3. A page on the dirty list is never the calling rank's home page.
+//  4. flags[p] & kListed iff p is on the cached list (exactly once).
+//  5. The protection of page p at base + p*PAGE is NONE, READ or READ|WRITE
+//     exactly as state[p] says.
+// Thread safety: one application thread calls Loom (and takes faults).
+#pragma once
+#include <sched.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "config.hpp"
+#include "loom/loom.h"
+#include "status.hpp"
+#include "transport.hpp"
+
+namespace loom {
+
+constexpr uint64_t kPage = 4096;
+constexpr int kMaxRanks = 64;  // writer sets are 64-bit masks
+
+enum PageState : uint8_t { kNone = 0, kRO = 1, kRW = 2 };
+enum PageFlag : uint8_t {
+  kAlloc = 1,         // inside an allocated block
+  kOtherWritten = 2,  // sticky: another rank is in the page's writer set
+  kIWriter = 4,       // sticky: this rank is registered in the writer set
+  kListed = 8,        // on the cached list
+};
+
+// Layout of the Meta segment (identical on every rank).
+struct MetaLayout {
+  uint64_t barrier;    // kBarrierWords flags written by dissemination partners
+  uint64_t tails;      // lock queue tails for the locks this rank hosts
+  uint64_t qnodes;     // this rank's queue node {next, locked} for every lock
+  uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
+  uint64_t heap;       // the heap table (used on rank 0)
+  uint64_t size;
+};
+constexpr int kBarrierWords = 128;
+constexpr uint32_t kHeapMax = 16384;  // allocated blocks at once
+
+struct Stats {
+  loom_stats_t s{};
+};
+
+struct Runtime {
+  loom_config_t cfg{};
+  bool active = false;
+  bool finalized = false;
+  bool we_init_mpi = false;
+  int rank = 0, nranks = 1;
+  Transport tp;
+  MetaLayout meta{};
+  uint32_t locks_total = 0;   // user locks + internal ones
+  uint32_t heap_lock = 0;     // internal lock id guarding the heap table
+
+  uint8_t* base = nullptr;    // the global range, same address on every rank
+  uint64_t size = 0;
+  uint64_t npages = 0;
+  uint8_t* twins = nullptr;   // twin of page p at twins + p*PAGE
+
+  std::vector<uint8_t> state, flags;
+  std::vector<int16_t> home;  // -1 unknown
+  std::vector<uint32_t> dirty;   // pages with a twin (non-home, RW)
+  std::vector<uint32_t> cached;  // non-home pages that may hold a valid copy
+  std::vector<uint8_t> held;     // held[lock] = 1 while this rank holds it
+  uint64_t barrier_epoch = 0;
+
+  Stats st;
+};
+
+extern Runtime rt;
+
+// vm.cpp
+Status vm_reserve(MPI_Comm comm);     // agree on and map the global range
+void vm_release();
+Status vm_install_handler();
+void vm_remove_handler();
+void vm_protect(uint64_t first_page, uint64_t npages, PageState s);
+// Read-or-write of the faulting access from the signal context: 1 write,
+// 0 read, -1 unknown.
+double now();
+
+// protocol.cpp (home-based lazy release consistency)
+bool proto_fault(uint64_t page, int is_write);  // false: not Loom's fault
+void proto_make_readable(uint64_t page);
+void proto_make_writable(uint64_t page);
+int proto_home(uint64_t page, bool claim);
+void proto_release();   // diffs of dirty pages reach their homes
+void proto_acquire();   // invalidate copies others may have written
+// Forget every local and directory fact about pages [first, first+n) and
+// give them homes by `policy` (collective: every rank calls).
+void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home);
+void proto_before_atomic(uint64_t page);
+uint64_t dir_rank(uint64_t page);
+uint64_t dir_off(uint64_t page);
+
+// sync.cpp
+void sync_barrier_raw();           // dissemination barrier, no memory actions
+void sync_lock_raw(uint32_t id);   // MCS queue lock, no memory actions
+void sync_unlock_raw(uint32_t id);
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Wait until done() holds: spin LOOM_SPIN polls, then yield the core on
+// every poll, so that runs with more ranks than cores make progress.  The
+// waiting time is accounted as polling.
+template <class F>
+inline void spin_until(F&& done) {
+  if (done()) return;
+  double t0 = now();
+  for (int spins = 0; !done();) {
+    if (++spins > rt.cfg.spin) sched_yield();
+    else cpu_relax();
+  }
+  rt.st.s.t_poll += now() - t0;
+}
+
+// heap.cpp
+Status heap_alloc(uint64_t npages, uint32_t kind, uint64_t* first_page);
+Status heap_free(uint64_t first_page, uint32_t kind, uint64_t* npages);
+enum : uint32_t { kHeapSingle = 1, kHeapCollective = 2 };
+// Fault path: if page p lies in an allocated block, mark the block's pages
+// allocated here and return true.
+bool heap_mark_if_allocated(uint64_t p);
+Status heap_lookup(uint64_t first_page, uint32_t* kind, uint64_t* npages);
+
+// stats.cpp
+void stats_finalize_report();
+size_t stats_json(const loom_stats_t& s, char* buf, size_t len);
+
+}  // namespace loom

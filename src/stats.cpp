@@ -1,0 +1,65 @@
+// Per-rank statistics by category: the counters the protocol bumps, and the
+// report at finalize (a table on stderr with LOOM_STATS=1, JSON to
+// LOOM_STATS_FILE).  Times are seconds of wall clock spent in each category;
+// polling is the part of barrier and lock time spent waiting in spin loops.
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "runtime.hpp"
+
+namespace loom {
+
+size_t stats_json(const loom_stats_t& s, char* buf, size_t len) {
+  int n = std::snprintf(
+      buf, len,
+      "{\"rank\": %d, \"ranks\": %d, \"read_faults\": %llu, \"write_faults\": %llu, \"pages_fetched\": %llu, "
+      "\"bytes_fetched\": %llu, \"twins\": %llu, \"diffs\": %llu, \"diff_bytes\": %llu, \"invalidations\": %llu, "
+      "\"barriers\": %llu, \"locks\": %llu, \"unlocks\": %llu, \"atomics\": %llu, \"t_fault\": %.9f, "
+      "\"t_barrier\": %.9f, \"t_lock\": %.9f, \"t_unlock\": %.9f, \"t_diff\": %.9f, \"t_poll\": %.9f}",
+      rt.rank, rt.nranks, (unsigned long long)s.read_faults, (unsigned long long)s.write_faults,
+      (unsigned long long)s.pages_fetched, (unsigned long long)s.bytes_fetched, (unsigned long long)s.twins,
+      (unsigned long long)s.diffs, (unsigned long long)s.diff_bytes, (unsigned long long)s.invalidations,
+      (unsigned long long)s.barriers, (unsigned long long)s.locks, (unsigned long long)s.unlocks,
+      (unsigned long long)s.atomics, s.t_fault, s.t_barrier, s.t_lock, s.t_unlock, s.t_diff, s.t_poll);
+  return n < 0 ? 0 : (size_t)n;
+}
+
+void stats_finalize_report() {
+  const loom_stats_t& s = rt.st.s;
+  if (rt.cfg.stats) {
+    std::fprintf(stderr,
+                 "loom[%d] stats: faults read %llu write %llu | fetched %llu pages (%llu B) | twins %llu | "
+                 "diffs %llu (%llu B) | invalidations %llu | barriers %llu locks %llu atomics %llu\n"
+                 "loom[%d] time (s): fault %.6f barrier %.6f lock %.6f unlock %.6f diff %.6f poll %.6f\n",
+                 rt.rank, (unsigned long long)s.read_faults, (unsigned long long)s.write_faults,
+                 (unsigned long long)s.pages_fetched, (unsigned long long)s.bytes_fetched,
+                 (unsigned long long)s.twins, (unsigned long long)s.diffs, (unsigned long long)s.diff_bytes,
+                 (unsigned long long)s.invalidations, (unsigned long long)s.barriers, (unsigned long long)s.locks,
+                 (unsigned long long)s.atomics, rt.rank, s.t_fault, s.t_barrier, s.t_lock, s.t_unlock, s.t_diff,
+                 s.t_poll);
+  }
+  if (rt.cfg.stats_file[0]) {
+    std::string path;
+    for (const char* c = rt.cfg.stats_file; *c; c++) {
+      if (c[0] == '%' && c[1] == 'r') {
+        path += std::to_string(rt.rank);
+        c++;
+      } else {
+        path += *c;
+      }
+    }
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) {
+      Status st = fail_errno(LOOM_ERR_SYSTEM, ("LOOM_STATS_FILE " + path).c_str());
+      (void)st;
+      return;
+    }
+    char buf[2048];
+    stats_json(s, buf, sizeof buf);
+    std::fprintf(f, "%s\n", buf);
+    std::fclose(f);
+  }
+}
+
+}  // namespace loom

@@ -1,0 +1,61 @@
+// Barrier and locks built on one-sided atomics, with no central spinning.
+//
+// Barrier: dissemination (ceil(log2 N) rounds).  In round k rank i stores the
+// barrier epoch into flag k of rank i+2^k and waits for its own flag k to
+// reach the epoch.  Every flag has exactly one writer per round and epochs
+// only grow, so "flag >= epoch" is never confused by a partner that is
+// already one barrier ahead.  Direct peers: a store and a local load, no
+// system call; MPI peers: an atomic put and a local atomic read.
+//
+// Locks: MCS queue locks (FIFO, so fair).  The tail of lock l lives on rank
+// l mod N; every rank has a queue node {next, locked} per lock in its own Meta
+// segment and spins only on its own node.  Queue entries are rank+1 (0 means
+// none).  These are the raw mechanisms; the memory actions (release before,
+// acquire after) are in api.cpp.
+#include "runtime.hpp"
+
+namespace loom {
+namespace {
+
+uint64_t tail_off(uint32_t id) { return rt.meta.tails + (uint64_t)(id / (uint32_t)rt.nranks) * 8; }
+int tail_rank(uint32_t id) { return (int)(id % (uint32_t)rt.nranks); }
+uint64_t next_off(uint32_t id) { return rt.meta.qnodes + (uint64_t)id * 16; }
+uint64_t locked_off(uint32_t id) { return next_off(id) + 8; }
+
+}  // namespace
+
+void sync_barrier_raw() {
+  const int N = rt.nranks;
+  if (N == 1) return;
+  const uint64_t e = ++rt.barrier_epoch;
+  Transport& tp = rt.tp;
+  for (int k = 0, d = 1; d < N; k++, d <<= 1) {
+    const uint64_t off = rt.meta.barrier + (uint64_t)k * 8;
+    tp.store((rt.rank + d) % N, Seg::Meta, off, e);
+    spin_until([&] { return tp.load(rt.rank, Seg::Meta, off) >= e; });
+  }
+}
+
+void sync_lock_raw(uint32_t id) {
+  Transport& tp = rt.tp;
+  const uint64_t me = (uint64_t)rt.rank + 1;
+  tp.store(rt.rank, Seg::Meta, next_off(id), 0);
+  tp.store(rt.rank, Seg::Meta, locked_off(id), 1);
+  uint64_t pred = tp.swap(tail_rank(id), Seg::Meta, tail_off(id), me);
+  if (pred == 0) return;
+  tp.store((int)pred - 1, Seg::Meta, next_off(id), me);
+  spin_until([&] { return tp.load(rt.rank, Seg::Meta, locked_off(id)) == 0; });
+}
+
+void sync_unlock_raw(uint32_t id) {
+  Transport& tp = rt.tp;
+  const uint64_t me = (uint64_t)rt.rank + 1;
+  uint64_t next = tp.load(rt.rank, Seg::Meta, next_off(id));
+  if (next == 0) {
+    if (tp.cas(tail_rank(id), Seg::Meta, tail_off(id), me, 0) == me) return;  // no successor
+    spin_until([&] { return (next = tp.load(rt.rank, Seg::Meta, next_off(id))) != 0; });
+  }
+  tp.store((int)next - 1, Seg::Meta, locked_off(id), 0);
+}
+
+}  // namespace loom

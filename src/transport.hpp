@@ -1,0 +1,108 @@
+// The transport: the one narrow interface through which the protocol reaches
+// other ranks' memory.  Each rank exposes two segments:
+//
+//   Data  the rank's memfd of global-memory size.  At offset o it holds the
+//         home copy of page o/PAGE when this rank is that page's home, and
+//         this rank's cached copy otherwise (no one else touches those).
+//   Meta  directory entries, lock queues, barrier flags, the heap table.
+//
+// Two ways to reach a peer, chosen per peer at init:
+//   direct  the peer runs on this host: its memfds are mapped here
+//           (/proc/<pid>/fd/<n>), and get/put are memcpy, atomics are CPU
+//           atomics.  Nothing waits for the peer to run: the physical limit.
+//   mpi     the peer is remote (or LOOM_LOCAL_MAP=0): MPI-3 passive-target
+//           RMA.  Data is an MPI_Win_create window over the same memfd (so a
+//           home reads and writes its pages in place); Meta is an
+//           MPI_Win_allocate window (progressed without the target on the
+//           MPI libraries measured).  A progress thread serves the Data
+//           window where the MPI library needs the target to call MPI.
+//
+// Atomicity rule: MPI atomics are atomic only with respect to other MPI
+// atomics on the same window, so as soon as one peer is remote every atomic
+// of the job (Meta and Data, to every rank including self) goes through MPI.
+//
+// Contract: get and the atomics are complete on return.  put is complete at
+// the target after flush().  Errors here are fatal (they happen mid-protocol).
+// Thread safety: the main thread only (the progress thread only calls
+// MPI_Iprobe), except meta loads, which the fault handler also uses.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "status.hpp"
+
+namespace loom {
+
+enum class Seg : int { Data = 0, Meta = 1 };
+
+struct TransportOptions {
+  uint64_t data_size;   // bytes of the Data segment (= global memory size)
+  uint64_t meta_size;   // bytes of the Meta segment
+  bool local_map;       // map same-host peers directly
+  int progress;         // -1 auto, 0 off, 1 on
+};
+
+class Transport {
+ public:
+  Status init(MPI_Comm comm, const TransportOptions& opt);
+  void finalize();
+
+  int rank() const { return rank_; }
+  int nranks() const { return nranks_; }
+  // This rank's own Data segment, always read-write (the "home view").
+  uint8_t* self_data() const { return self_data_; }
+  uint8_t* self_meta() const { return self_meta_; }
+  int data_fd() const { return data_fd_; }
+  bool all_direct() const { return !any_remote_; }
+  bool is_direct(int r) const { return peers_[r].data != nullptr; }
+  int direct_peers() const;
+  bool progress_running() const { return progress_on_; }
+
+  void get(int r, Seg s, uint64_t off, void* dst, size_t len);
+  void put(int r, Seg s, uint64_t off, const void* src, size_t len);
+  void flush();  // all earlier puts are complete at their targets
+  // Make RMA writes by others to this rank's Data visible to its loads
+  // (MPI_Win_sync under the unified model); a no-op when all peers are direct.
+  void sync_local();
+
+  uint64_t load(int r, Seg s, uint64_t off);
+  void store(int r, Seg s, uint64_t off, uint64_t v);  // complete on return
+  uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired);
+  uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v);
+  uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v);
+  uint64_t swap(int r, Seg s, uint64_t off, uint64_t v);
+  // Atomic loads of n Meta words; at(i) names word i.  Issued together and
+  // completed by one flush on MPI.
+  void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out);
+
+ private:
+  struct Peer {
+    uint8_t* data = nullptr;  // mapped Data segment when direct
+    uint8_t* meta = nullptr;  // mapped Meta segment when direct
+  };
+  uint8_t* direct_ptr(int r, Seg s, uint64_t off) const {
+    return (s == Seg::Data ? peers_[r].data : peers_[r].meta) + off;
+  }
+  bool atomics_direct(int r) const { return !any_remote_ && peers_[r].data; }
+  uint64_t mpi_atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op);
+  MPI_Win win(Seg s) const { return s == Seg::Data ? data_win_ : meta_win_; }
+  void start_progress();
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, nranks_ = 1;
+  TransportOptions opt_{};
+  int data_fd_ = -1, meta_fd_ = -1;
+  uint8_t* self_data_ = nullptr;
+  uint8_t* self_meta_ = nullptr;
+  std::vector<Peer> peers_;
+  bool any_remote_ = false;
+  MPI_Win data_win_ = MPI_WIN_NULL, meta_win_ = MPI_WIN_NULL;
+  bool dirty_puts_ = false;
+  bool progress_on_ = false;
+  void* progress_ = nullptr;  // std::thread*, kept out of the header
+};
+
+}  // namespace loom

@@ -1,0 +1,162 @@
+// The virtual-memory layer: one range at the same address on every rank,
+// page protections, and the SIGSEGV handler that turns an access to a
+// protected page into a protocol action.
+//
+// Why one MAP_SHARED mapping of the rank's own memfd: the home copy of a page
+// a rank homes and the cached copy of a page it does not are both at the
+// page's offset in that file, so the rank reads and writes its home pages in
+// place (no copy, no twin, no fault in steady state), a fetch lands in the
+// cache slot through the always-writable self view, and peers on the host
+// reach the home copies through their own mapping of the same file.
+//
+// Faults outside Loom memory, or on pages no allocation covers, go to the
+// handler installed before Loom: the program still crashes with SIGSEGV, dumps
+// core, and the debugger sees the real fault.
+#include <signal.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "runtime.hpp"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+namespace loom {
+namespace {
+
+struct sigaction g_prev;
+bool g_installed = false;
+
+bool try_map_at(uint64_t addr, uint64_t size) {
+  void* want = reinterpret_cast<void*>(addr);
+  void* p = mmap(want, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, rt.tp.data_fd(), 0);
+  if (p == MAP_FAILED) return false;
+  if (p != want) {  // old kernel: the flag was only a hint
+    munmap(p, size);
+    return false;
+  }
+  return true;
+}
+
+// Ask the kernel for a free range on this rank (used by rank 0 to propose).
+uint64_t propose(uint64_t size, int attempt) {
+  // First the kernel's own choice, then fixed high addresses far from the
+  // usual heap, stack and library areas.
+  if (attempt == 0) {
+    void* p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return 0;
+    munmap(p, size);
+    return reinterpret_cast<uint64_t>(p);
+  }
+  return 0x100000000000ull + (uint64_t)attempt * 0x80000000000ull;
+}
+
+int fault_is_write(void* uctx) {
+#if defined(__x86_64__)
+  auto* uc = static_cast<ucontext_t*>(uctx);
+  return (uc->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+#else
+  (void)uctx;
+  return -1;
+#endif
+}
+
+void chain(int sig, siginfo_t* info, void* uctx) {
+  if (g_prev.sa_flags & SA_SIGINFO) {
+    if (g_prev.sa_sigaction) {
+      g_prev.sa_sigaction(sig, info, uctx);
+      return;
+    }
+  } else if (g_prev.sa_handler != SIG_DFL && g_prev.sa_handler != SIG_IGN) {
+    g_prev.sa_handler(sig);
+    return;
+  }
+  // Default action: restore it and return; the access faults again and the
+  // kernel delivers the real SIGSEGV (core dump, debugger).
+  signal(sig, SIG_DFL);
+}
+
+void on_segv(int sig, siginfo_t* info, void* uctx) {
+  int saved = errno;
+  uint8_t* a = static_cast<uint8_t*>(info->si_addr);
+  if (rt.active && a >= rt.base && a < rt.base + rt.size) {
+    uint64_t page = (uint64_t)(a - rt.base) / kPage;
+    if (proto_fault(page, fault_is_write(uctx))) {
+      errno = saved;
+      return;
+    }
+  }
+  chain(sig, info, uctx);
+  errno = saved;
+}
+
+}  // namespace
+
+double now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+Status vm_reserve(MPI_Comm comm) {
+  const uint64_t size = rt.size;
+  for (int attempt = 0; attempt < 12; attempt++) {
+    uint64_t addr = rt.cfg.base_address;
+    if (!addr && rt.rank == 0) addr = propose(size, attempt);
+    MPI_Bcast(&addr, 1, MPI_UINT64_T, 0, comm);
+    int ok = addr && try_map_at(addr, size) ? 1 : 0, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (all_ok) {
+      rt.base = reinterpret_cast<uint8_t*>(addr);
+      return Status::ok();
+    }
+    if (ok) munmap(reinterpret_cast<void*>(addr), size);
+    if (rt.cfg.base_address) break;
+  }
+  if (rt.cfg.base_address)
+    return fail(LOOM_ERR_ADDRESS,
+                "LOOM_BASE=0x%llx: %llu bytes at that address are not free on every rank; choose another "
+                "address or unset LOOM_BASE",
+                (unsigned long long)rt.cfg.base_address, (unsigned long long)size);
+  return fail(LOOM_ERR_ADDRESS,
+              "no virtual range of %llu bytes is free at one address on every rank; set LOOM_MEM_SIZE "
+              "smaller or LOOM_BASE to an address free in every process (e.g. 0x300000000000)",
+              (unsigned long long)size);
+}
+
+void vm_release() {
+  if (rt.base) munmap(rt.base, rt.size);
+  rt.base = nullptr;
+}
+
+Status vm_install_handler() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_segv;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGSEGV, &sa, &g_prev) != 0) return fail_errno(LOOM_ERR_SYSTEM, "sigaction(SIGSEGV)");
+  g_installed = true;
+  return Status::ok();
+}
+
+void vm_remove_handler() {
+  if (g_installed) sigaction(SIGSEGV, &g_prev, nullptr);
+  g_installed = false;
+}
+
+void vm_protect(uint64_t first_page, uint64_t n, PageState s) {
+  if (n == 0) return;
+  int prot = s == kNone ? PROT_NONE : s == kRO ? PROT_READ : PROT_READ | PROT_WRITE;
+  if (mprotect(rt.base + first_page * kPage, n * kPage, prot) != 0)
+    fatal("mprotect of %llu pages at page %llu failed: %s", (unsigned long long)n,
+          (unsigned long long)first_page, std::strerror(errno));
+}
+
+}  // namespace loom
