@@ -77,6 +77,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   } else {
     LOOM_TRY(config_from_env(&rt.cfg));
   }
+  set_log_errors(rt.cfg.log_errors != 0);
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
   MPI_Finalized(&finalized);

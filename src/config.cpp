@@ -125,6 +125,13 @@ Status p_spin(loom_config_t* c, const char* n, const char* v) {
 }
 void w_spin(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->spin); }
 
+Status p_log(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->log_errors)) return bad(n, v, "0 or 1");
+  set_log_errors(c->log_errors != 0);
+  return Status::ok();
+}
+void w_log(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->log_errors); }
+
 struct Setting {
   const char* name;
   const char* def;
@@ -144,6 +151,7 @@ const Setting kSettings[] = {
     {"LOOM_STATS_FILE", "", "write statistics as JSON to this path at finalize (%r = rank)", p_sfile, w_sfile},
     {"LOOM_BASE", "0", "address of the global range (0: agreed at init)", p_base, w_base},
     {"LOOM_SPIN", "2000", "polls of a wait loop before it yields the core", p_spin, w_spin},
+    {"LOOM_LOG_ERRORS", "1", "log each error once to stderr, where it is detected", p_log, w_log},
 };
 
 }  // namespace

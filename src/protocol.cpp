@@ -76,6 +76,27 @@ void put_run(uint32_t o, uint32_t len, void* c) {
   rt.tp.put(ctx->home, Seg::Data, ctx->off + o, rt.tp.self_data() + ctx->off + o, len);
 }
 
+// Invariants 1-4 of runtime.hpp, in the debug-full build (O(pages)).
+void check_invariants() {
+#if LOOM_DEBUG >= 2
+  std::vector<uint8_t> on_dirty(rt.npages, 0), on_cached(rt.npages, 0);
+  for (uint32_t p : rt.dirty) {
+    LOOM_EXPENSIVE_ASSERT(!on_dirty[p]);
+    LOOM_EXPENSIVE_ASSERT(rt.home[p] != rt.rank);
+    on_dirty[p] = 1;
+  }
+  for (uint32_t p : rt.cached) {
+    LOOM_EXPENSIVE_ASSERT(!on_cached[p]);
+    on_cached[p] = 1;
+  }
+  for (uint64_t p = 0; p < rt.npages; p++) {
+    LOOM_EXPENSIVE_ASSERT(rt.state[p] == kNone || (rt.flags[p] & kAlloc));
+    LOOM_EXPENSIVE_ASSERT(!(rt.state[p] == kRW && rt.home[p] != rt.rank) || on_dirty[p]);
+    LOOM_EXPENSIVE_ASSERT(((rt.flags[p] & kListed) != 0) == (on_cached[p] != 0));
+  }
+#endif
+}
+
 }  // namespace
 
 uint64_t dir_rank(uint64_t p) { return p % (uint64_t)rt.nranks; }
@@ -177,10 +198,12 @@ void proto_release() {
   });
   rt.dirty.clear();
   rt.st.s.t_diff += now() - t0;
+  check_invariants();
 }
 
 void proto_acquire() {
   rt.tp.sync_local();
+  check_invariants();
   if (rt.cached.empty()) return;
   static std::vector<uint32_t> drop, check;
   static std::vector<uint64_t> writers;
@@ -220,6 +243,7 @@ void proto_acquire() {
     std::memset(&rt.state[first], kNone, n);
   });
   rt.st.s.invalidations += drop.size();
+  check_invariants();
 }
 
 void proto_before_atomic(uint64_t p) {

@@ -80,6 +80,7 @@ typedef struct loom_config {
   char stats_file[256];             /* JSON statistics file (LOOM_STATS_FILE); %r is the rank */
   uint64_t base_address;            /* 0: choose; else the address to reserve (LOOM_BASE) */
   int spin;                         /* polls before a wait loop yields (LOOM_SPIN) */
+  int log_errors;                   /* log each error once to stderr where detected (LOOM_LOG_ERRORS) */
 } loom_config_t;
 
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);

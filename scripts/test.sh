@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set up, build, and run every test (unit tests and the multi-rank suite on
+# 2, 3 and 4 ranks, with direct mapping and with every peer treated as remote).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cd "${BUILD_DIR:-build}"
+ctest --output-on-failure --timeout 300 -j 1 "$@"
