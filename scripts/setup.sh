@@ -5,12 +5,13 @@
 #     (mpicc, mpiexec; no root needed),
 #   - a CMake build in build/ (Ninja when available).
 # Idempotent: a second run only rebuilds what changed.
-# Environment: LOOM_MPI=mpich|openmpi (default mpich), BUILD_DIR (default build).
+# Environment: LOOM_MPI=mpich|openmpi (default mpich), LOOM_VENV (default
+# .venv; use another one per MPI), BUILD_DIR (default build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 mpi=${LOOM_MPI:-mpich}
-venv=$root/.venv
+venv=${LOOM_VENV:-$root/.venv}
 build=${BUILD_DIR:-build}
 case "$mpi" in
   mpich) pkg="mpich==5.0.2" ;;
@@ -36,8 +37,13 @@ fi
 
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
+flags=()
+# Open MPI refuses to run as root, and to run more ranks than cores, unless told.
+if [ "$mpi" = openmpi ] && [ "$(id -u)" = 0 ]; then
+  flags=(-DLOOM_MPIEXEC_FLAGS="--allow-run-as-root;--oversubscribe")
+fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DMPI_HOME="$venv" >/dev/null
+  cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DMPI_HOME="$venv" "${flags[@]}" >/dev/null
 fi
 cmake --build "$build" -j "$(nproc)" >/dev/null
-echo "setup: built Loom in $build with $("$venv/bin/mpichversion" 2>/dev/null | head -1 || echo "$pkg")"
+echo "setup: built Loom in $build with $pkg from $venv"

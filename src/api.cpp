@@ -108,6 +108,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.state.assign(rt.npages, kNone);
   rt.flags.assign(rt.npages, 0);
   rt.home.assign(rt.npages, -1);
+  rt.heap_checked.assign(rt.npages, ~0u);
   rt.dirty.clear();
   rt.dirty.reserve(rt.npages);
   rt.cached.clear();
@@ -131,6 +132,7 @@ void lift_state() {
   rt.state.clear();
   rt.flags.clear();
   rt.home.clear();
+  rt.heap_checked.clear();
 }
 
 Status barrier() {
@@ -151,9 +153,13 @@ Status check_lock(uint32_t id, const char* fn) {
 }
 
 Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, void** out) {
-  uint64_t args[3] = {(uint64_t)size, (uint64_t)policy, (uint64_t)(int64_t)home_rank};
-  LOOM_TRY(agree(args, 3, "loom_alloc_collective"));
+  // Agree first, on everything a rank could reject locally, so that no rank
+  // returns early while the others wait in a collective.  A rank whose own
+  // arguments are wrong reports that; the others report the disagreement.
+  uint64_t args[4] = {(uint64_t)size, (uint64_t)policy, (uint64_t)(int64_t)home_rank, out != nullptr};
+  Status agreed = agree(args, 4, "loom_alloc_collective (size, policy, home, out != NULL)");
   if (!out) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: out is NULL");
+  if (!agreed.is_ok()) return agreed;
   if (size == 0) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: size 0");
   if (size > rt.size)
     return fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
@@ -243,7 +249,10 @@ loom_status_t loom_alloc(size_t size, void** out) {
   uint64_t npages = (size + kPage - 1) / kPage, first = 0;
   Status s = heap_alloc(npages, kHeapSingle, &first);
   if (!s.is_ok()) return s.code();
-  for (uint64_t p = first; p < first + npages; p++) rt.flags[p] |= kAlloc;
+  // The pages may have had an earlier life: this rank's copies of them are
+  // stale (the frees that ended that life were releases), so drop them.
+  proto_release();
+  proto_forget_copies(first, npages, true);
   *out = rt.base + first * kPage;
   return LOOM_OK;
 }
@@ -255,7 +264,13 @@ loom_status_t loom_free(void* ptr) {
   if (!s.is_ok()) return s.code();
   if ((uint64_t)((uint8_t*)ptr - rt.base) % kPage)
     return ret(fail(LOOM_ERR_BAD_POINTER, "loom_free of %p: not the start of a Loom block", ptr));
-  return ret(heap_free(page, kHeapSingle, &n));
+  // A free is a release: this rank's writes to the block reach the homes
+  // before the block can be handed out again.
+  proto_release();
+  s = heap_free(page, kHeapSingle, &n);
+  if (!s.is_ok()) return s.code();
+  proto_forget_copies(page, n, false);
+  return LOOM_OK;
 }
 
 loom_status_t loom_free_collective(void* ptr) {
@@ -321,16 +336,28 @@ loom_status_t loom_unlock(uint32_t id) {
 
 namespace {
 
+// Is page p in a live block?  Pages of collective blocks are exact on every
+// rank (collective alloc and free); a block from loom_alloc may have been
+// freed by another rank since this rank learned of it, so its pages are
+// re-checked against the heap table whenever the table changed.
+bool page_live(uint64_t p) {
+  if ((rt.flags[p] & kAlloc) && !(rt.flags[p] & kSingle)) return true;
+  if (!(rt.flags[p] & kAlloc)) return heap_mark_if_allocated(p);
+  return heap_still_allocated(p);
+}
+
 enum AtomicOp { kAdd, kCas, kXchg, kLoad, kStore };
 
 loom_status_t atomic(const char* fn, uint64_t* addr, AtomicOp op, uint64_t a, uint64_t b, uint64_t* old) {
-  REQUIRE_INIT();
+  Status ready = need_init(fn);
+  if (!ready.is_ok()) return ready.code();
   uint64_t page = 0;
   Status s = page_of(addr, fn, &page);
   if (!s.is_ok()) return s.code();
   if ((uintptr_t)addr % 8) return ret(fail(LOOM_ERR_INVALID, "%s: %p is not 8-byte aligned", fn, (void*)addr));
-  if (!(rt.flags[page] & kAlloc) && !heap_mark_if_allocated(page))
-    return ret(fail(LOOM_ERR_BAD_POINTER, "%s: %p is not in an allocated block", fn, (void*)addr));
+  if (!page_live(page))
+    return ret(fail(LOOM_ERR_BAD_POINTER, "%s: %p is not in an allocated block (never allocated, or already freed)",
+                    fn, (void*)addr));
   proto_before_atomic(page);
   int h = rt.home[page];
   uint64_t off = (uint64_t)((uint8_t*)addr - rt.base), r = 0;
@@ -378,8 +405,9 @@ loom_status_t loom_prepare(void* ptr, size_t len, int access) {
   s = page_of((uint8_t*)ptr + len - 1, "loom_prepare (end of range)", &last);
   if (!s.is_ok()) return s.code();
   for (uint64_t p = first; p <= last; p++)
-    if (!(rt.flags[p] & kAlloc) && !heap_mark_if_allocated(p))
-      return ret(fail(LOOM_ERR_BAD_POINTER, "loom_prepare: page at %p is not in an allocated block",
+    if (!page_live(p))
+      return ret(fail(LOOM_ERR_BAD_POINTER,
+                      "loom_prepare: page at %p is not in an allocated block (never allocated, or already freed)",
                       (void*)(rt.base + p * kPage)));
   for (uint64_t p = first; p <= last; p++) {
     if (access & LOOM_WRITE) proto_make_writable(p);

@@ -13,7 +13,7 @@ namespace {
 constexpr unsigned long long kPage = 4096;
 
 bool parse_uint(const char* s, unsigned long long* out) {
-  if (!s || !*s) return false;
+  if (!s || !std::isdigit((unsigned char)*s)) return false;  // no sign, no space
   char* end = nullptr;
   errno = 0;
   unsigned long long v = std::strtoull(s, &end, 0);
@@ -157,7 +157,7 @@ const Setting kSettings[] = {
 }  // namespace
 
 bool parse_size(const char* s, unsigned long long* out) {
-  if (!s || !*s || *s == '-') return false;
+  if (!s || !std::isdigit((unsigned char)*s)) return false;  // no sign, no space
   char* end = nullptr;
   errno = 0;
   unsigned long long v = std::strtoull(s, &end, 0);
@@ -230,6 +230,7 @@ size_t config_print(const loom_config_t* cfg, char* buf, size_t len) {
     int n = std::snprintf(line, sizeof line, "%s=%s  # %s (default %s)\n", s.name, val, s.help,
                           *s.def ? s.def : "unset");
     if (n > 0 && buf && used + (size_t)n < len) std::memcpy(buf + used, line, (size_t)n + 1);
+    else if (buf && len) buf[used < len ? used : len - 1] = 0;  // truncated: stay terminated
     if (n > 0) used += (size_t)n;
   }
   return used;

@@ -117,13 +117,16 @@ Status heap_lookup(uint64_t first_page, uint32_t* kind, uint64_t* npages) {
   return Status::ok();
 }
 
-bool heap_mark_if_allocated(uint64_t p) {
-  // Seqlock read, bounded: the table is small and writers hold it briefly.
+namespace {
+// Find the block holding page p with a seqlock read (no lock: used by the
+// fault handler).  Returns the table version the answer is valid for.
+bool find_block(uint64_t p, Block* out, uint64_t* version) {
   Block b{};
   bool found = false;
+  uint64_t v0 = 0;
   Transport& tp = rt.tp;
   for (int attempt = 0; attempt < 1000000; attempt++) {
-    uint64_t v0 = tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
+    v0 = tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
     if (v0 & 1) {
       sched_yield();
       continue;
@@ -146,9 +149,34 @@ bool heap_mark_if_allocated(uint64_t p) {
     }
     if (tp.load(0, Seg::Meta, rt.meta.heap + kVersion) == v0) break;
   }
-  if (!found) return false;
-  for (uint64_t q = b.first; q < b.first + b.npages(); q++) rt.flags[q] |= kAlloc;
+  *out = b;
+  *version = v0;
+  return found;
+}
+}  // namespace
+
+bool heap_mark_if_allocated(uint64_t p) {
+  Block b;
+  uint64_t v;
+  if (!find_block(p, &b, &v)) return false;
+  uint8_t f = b.kind() == kHeapSingle ? kAlloc | kSingle : kAlloc;
+  for (uint64_t q = b.first; q < b.first + b.npages(); q++) {
+    rt.flags[q] |= f;
+    rt.heap_checked[q] = (uint32_t)v;
+  }
   return true;
+}
+
+bool heap_still_allocated(uint64_t p) {
+  uint64_t v = rt.tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
+  if ((uint32_t)v == rt.heap_checked[p] && !(v & 1)) return true;
+  Block b;
+  if (find_block(p, &b, &v) && b.kind() == kHeapSingle) {
+    rt.heap_checked[p] = (uint32_t)v;
+    return true;
+  }
+  rt.flags[p] &= (uint8_t)~(kAlloc | kSingle);
+  return false;
 }
 
 }  // namespace loom

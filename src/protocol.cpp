@@ -21,9 +21,11 @@
 // Homes: the directory entry {home+1, writer mask} of page p lives on rank
 // p mod N.  First touch claims the home by compare-and-swap (ARDMAR).
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "diff.hpp"
@@ -74,6 +76,18 @@ struct PutCtx {
 void put_run(uint32_t o, uint32_t len, void* c) {
   auto* ctx = static_cast<PutCtx*>(c);
   rt.tp.put(ctx->home, Seg::Data, ctx->off + o, rt.tp.self_data() + ctx->off + o, len);
+}
+
+// Allocate the cache slots of pages [first, first+n) in one system call
+// instead of one kernel fault per page during the copy (a fresh slot is an
+// unpopulated page of the memfd).  Best effort: old kernels lack the advice.
+void populate(uint64_t first, uint64_t n) {
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+  static bool supported = true;
+  if (n < 2 || !supported) return;
+  if (madvise(slot(first), n * kPage, MADV_POPULATE_WRITE) != 0 && errno == EINVAL) supported = false;
 }
 
 // Invariants 1-4 of runtime.hpp, in the debug-full build (O(pages)).
@@ -134,6 +148,7 @@ void proto_make_readable(uint64_t p) {
   while (first > lo && fetchable(first - 1, h)) first--;
   while (end < hi && fetchable(end, h)) end++;
   uint64_t n = end - first;
+  populate(first, n);
   rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
   vm_protect(first, n, kRO);
   for (uint64_t q = first; q < end; q++) {
@@ -256,6 +271,19 @@ void proto_before_atomic(uint64_t p) {
   register_writer(p);
 }
 
+void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
+  for (uint64_t p = first; p < first + n; p++) {
+    if (rt.home[p] != rt.rank && rt.state[p] != kNone) {
+      LOOM_ASSERT(rt.state[p] != kRW);  // callers release first
+      vm_protect(p, 1, kNone);
+      rt.state[p] = kNone;
+    }
+    if (allocated) rt.flags[p] |= kAlloc | kSingle;
+    else rt.flags[p] &= (uint8_t)~(kAlloc | kSingle);
+    rt.heap_checked[p] = ~0u;  // unknown: the next check reads the table
+  }
+}
+
 void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home) {
   vm_protect(first, n, kNone);
   const uint64_t N = (uint64_t)rt.nranks;
@@ -270,7 +298,7 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
         default: h = -1;
       }
     rt.state[p] = kNone;
-    rt.flags[p] = (uint8_t)((rt.flags[p] & kListed) | (allocated ? kAlloc : 0));
+    rt.flags[p] = (uint8_t)((rt.flags[p] & kListed) | (allocated ? kAlloc : 0));  // collective: not kSingle
     rt.home[p] = (int16_t)h;
     if (dir_rank(p) == (uint64_t)rt.rank) {
       rt.tp.store(rt.rank, Seg::Meta, dir_off(p), (uint64_t)(h + 1));

@@ -41,6 +41,7 @@ enum PageFlag : uint8_t {
   kOtherWritten = 2,  // sticky: another rank is in the page's writer set
   kIWriter = 4,       // sticky: this rank is registered in the writer set
   kListed = 8,        // on the cached list
+  kSingle = 16,       // in a block from loom_alloc (may be freed by any rank)
 };
 
 // Layout of the Meta segment (identical on every rank).
@@ -77,6 +78,7 @@ struct Runtime {
 
   std::vector<uint8_t> state, flags;
   std::vector<int16_t> home;  // -1 unknown
+  std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;   // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;  // non-home pages that may hold a valid copy
   std::vector<uint8_t> held;     // held[lock] = 1 while this rank holds it
@@ -104,6 +106,10 @@ void proto_make_writable(uint64_t page);
 int proto_home(uint64_t page, bool claim);
 void proto_release();   // diffs of dirty pages reach their homes
 void proto_acquire();   // invalidate copies others may have written
+// Drop this rank's cached copies of [first, first+n) (not its home pages,
+// which stay in place) and mark the pages allocated or not, on this rank only.
+// Dirty pages must have been released.
+void proto_forget_copies(uint64_t first, uint64_t n, bool allocated);
 // Forget every local and directory fact about pages [first, first+n) and
 // give them homes by `policy` (collective: every rank calls).
 void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home);
@@ -145,6 +151,10 @@ enum : uint32_t { kHeapSingle = 1, kHeapCollective = 2 };
 // allocated here and return true.
 bool heap_mark_if_allocated(uint64_t p);
 Status heap_lookup(uint64_t first_page, uint32_t* kind, uint64_t* npages);
+// For a page of a loom_alloc block: is the block still allocated?  Costs one
+// load of the table's version when the table has not changed since the
+// page's last check.  Clears the page's block flags when it was freed.
+bool heap_still_allocated(uint64_t p);
 
 // stats.cpp
 void stats_finalize_report();

@@ -8,11 +8,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 
 namespace loom {
 namespace {
 thread_local char g_msg[512] = "no error";
-bool g_log = true;
+// Errors before loom_init reads the configuration follow the environment too.
+bool initial_log() {
+  const char* v = std::getenv("LOOM_LOG_ERRORS");
+  return !(v && (!std::strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no") || !strcasecmp(v, "false")));
+}
+bool g_log = initial_log();
 int g_rank = -1;
 
 void record(const char* text) {

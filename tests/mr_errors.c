@@ -8,13 +8,21 @@
  * allocations; frees of foreign, interior, freed and wrong-kind pointers;
  * lock ids out of range and unlock of a lock not held; collective calls with
  * different arguments on different ranks; misaligned and foreign atomics;
- * loom_strerror of every status.
+ * loom_strerror of every status; atomics and loom_prepare on a freed block;
+ * a collective call whose output pointer is NULL on one rank only (must
+ * return an error everywhere instead of leaving the other ranks waiting; an
+ * alarm turns a hang into a quick failure).
  *
  * The program initializes MPI itself (before loom_init), so loom_finalize
  * leaves MPI up and the test can still check the post-finalize behaviour and
  * combine the counts with MPI afterwards. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* alarm with -std=c11 */
+#endif
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mr.h"
 
@@ -274,6 +282,74 @@ static void bad_queries(uint64_t *arr) {
   CHECK(loom_is_shared(arr) == 1);
 }
 
+/* A freed single block is "already freed" for every rank: for the rank that
+ * allocated it, for a rank that used it, and for one that never touched it. */
+static void freed_block(void) {
+  const int rank = loom_rank(), n = loom_nranks();
+  uint64_t addr = 0;
+  if (rank == 0) {
+    void *p = NULL;
+    CHECK_OK(loom_alloc(2 * PAGE, &p));
+    addr = (uint64_t)(uintptr_t)p;
+    if (p) ((uint64_t *)p)[0] = 11;
+  }
+  MPI_Bcast(&addr, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  uint64_t *b = (uint64_t *)(uintptr_t)addr;
+  if (!b) return;
+  CHECK_OK(loom_barrier());
+  if (rank == n - 1) CHECK(b[0] == 11); /* the last rank uses the block */
+  CHECK_OK(loom_barrier());
+  if (rank == n - 1) CHECK_OK(loom_free(b)); /* a rank other than the allocator frees it (n > 1) */
+  CHECK_OK(loom_barrier());
+  uint64_t old = 99;
+  CHECK_ERR(loom_atomic_fetch_add(b, 1, &old), LOOM_ERR_BAD_POINTER);
+  CHECK_ERR(loom_atomic_store(b + 1, 5), LOOM_ERR_BAD_POINTER);
+  CHECK_ERR(loom_prepare(b, 16, LOOM_READ), LOOM_ERR_BAD_POINTER);
+  CHECK_ERR(loom_prepare((char *)b + PAGE, 16, LOOM_WRITE), LOOM_ERR_BAD_POINTER);
+  CHECK(old == 99);
+  CHECK_OK(loom_barrier());
+}
+
+static void on_alarm(int sig) {
+  (void)sig;
+  char msg[200];
+  int len = snprintf(msg, sizeof msg,
+                     "rank %d: FAIL: a collective call with a bad argument on one rank hung "
+                     "(this rank so far: %ld passed, %ld failed)\n",
+                     loom_rank(), mr_passed, mr_failed);
+  ssize_t w = write(2, msg, (size_t)len);
+  (void)w;
+  _exit(1);
+}
+
+/* A bad output pointer on one rank only: that rank gets LOOM_ERR_INVALID,
+ * every other rank gets some error, and nobody waits forever. */
+static void one_rank_bad_argument(void) {
+  const int rank = loom_rank(), n = loom_nranks();
+  if (n < 2) return;
+  signal(SIGALRM, on_alarm);
+  alarm(30);
+  void *p = (void *)0x1234;
+  loom_status_t s = loom_alloc_collective(PAGE, rank == n - 1 ? NULL : &p);
+  if (rank == n - 1) CHECK(s == LOOM_ERR_INVALID);
+  else CHECK(s != LOOM_OK && p == (void *)0x1234);
+  s = loom_alloc_collective_at(PAGE, 0, rank == 0 ? NULL : &p);
+  if (rank == 0) CHECK(s == LOOM_ERR_INVALID);
+  else CHECK(s != LOOM_OK && p == (void *)0x1234);
+  /* Size 0 on one rank only: the ranks disagree. */
+  CHECK_ERR(loom_alloc_collective(rank == 0 ? 0 : PAGE, &p), LOOM_ERR_MISMATCH);
+  /* Collective allocation still works. */
+  uint64_t *a = NULL;
+  CHECK_OK(loom_alloc_collective(PAGE, (void **)&a));
+  if (a) {
+    if (rank == 0) a[1] = 31;
+    CHECK_OK(loom_barrier());
+    CHECK(a[1] == 31);
+    CHECK_OK(loom_free_collective(a));
+  }
+  alarm(0);
+}
+
 int main(int argc, char **argv) {
   int provided = 0, mpi_rank = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -307,6 +383,8 @@ int main(int argc, char **argv) {
   collective_mismatch();
   bad_atomics(guard);
   bad_queries(guard);
+  freed_block();
+  one_rank_bad_argument();
 
   /* Nothing above corrupted memory or left a lock held. */
   CHECK_OK(loom_barrier());
