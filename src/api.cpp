@@ -115,6 +115,9 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.cached.reserve(rt.npages);
   rt.held.assign(rt.cfg.locks, 0);
   rt.barrier_epoch = 0;
+  rt.pair_count.assign(rt.nranks, 0);
+  rt.pending_group.clear();
+  rt.barrier_pending = false;
   rt.st = Stats{};
   LOOM_TRY(vm_install_handler());
   rt.active = true;
@@ -140,6 +143,52 @@ Status barrier() {
   proto_release();
   sync_barrier_raw();
   proto_acquire();
+  rt.st.s.barriers++;
+  rt.st.s.t_barrier += now() - t0;
+  return Status::ok();
+}
+
+// The member list of a group barrier: NULL/0 means every rank.
+Status group_of(const int* ranks, int n, const char* fn, std::vector<int>* out) {
+  out->clear();
+  if (!ranks && n == 0) {
+    for (int r = 0; r < rt.nranks; r++) out->push_back(r);
+    return Status::ok();
+  }
+  if (!ranks || n <= 0 || n > rt.nranks)
+    return fail(LOOM_ERR_INVALID, "%s: %d ranks listed; give 1..%d ranks, or NULL and 0 for all", fn, n, rt.nranks);
+  std::vector<uint8_t> seen(rt.nranks, 0);
+  bool me = false;
+  for (int i = 0; i < n; i++) {
+    if (ranks[i] < 0 || ranks[i] >= rt.nranks)
+      return fail(LOOM_ERR_INVALID, "%s: rank %d is not in 0..%d", fn, ranks[i], rt.nranks - 1);
+    if (seen[ranks[i]]) return fail(LOOM_ERR_INVALID, "%s: rank %d is listed twice", fn, ranks[i]);
+    seen[ranks[i]] = 1;
+    me |= ranks[i] == rt.rank;
+    out->push_back(ranks[i]);
+  }
+  if (!me) return fail(LOOM_ERR_INVALID, "%s: the calling rank %d is not in the list", fn, rt.rank);
+  return Status::ok();
+}
+
+Status barrier_arrive(const int* ranks, int n, const char* fn) {
+  if (rt.barrier_pending)
+    return fail(LOOM_ERR_BUSY, "%s: this rank has arrived at a split barrier already; call loom_barrier_wait first", fn);
+  LOOM_TRY(group_of(ranks, n, fn, &rt.pending_group));
+  double t0 = now();
+  proto_release();
+  sync_group_arrive(rt.pending_group.data(), (int)rt.pending_group.size());
+  rt.barrier_pending = true;
+  rt.st.s.t_barrier += now() - t0;
+  return Status::ok();
+}
+
+Status barrier_wait(const char* fn) {
+  if (!rt.barrier_pending) return fail(LOOM_ERR_BUSY, "%s: no split barrier is pending (call loom_barrier_arrive)", fn);
+  double t0 = now();
+  sync_group_wait(rt.pending_group.data(), (int)rt.pending_group.size());
+  proto_acquire();
+  rt.barrier_pending = false;
   rt.st.s.barriers++;
   rt.st.s.t_barrier += now() - t0;
   return Status::ok();
@@ -220,7 +269,19 @@ loom_status_t loom_finalize(void) {
 
 int loom_rank(void) { return rt.active ? rt.rank : -1; }
 int loom_nranks(void) { return rt.active ? rt.nranks : 0; }
-double loom_wtime(void) { return now(); }
+double loom_wtime(void) { return rt.active ? clock_local() : now(); }
+
+loom_status_t loom_clock_sync(int rounds, loom_clock_t* out) {
+  REQUIRE_INIT();
+  return ret(clock_sync(rounds, out));
+}
+
+loom_status_t loom_clock_check(int rounds, loom_clock_t* out) {
+  REQUIRE_INIT();
+  return ret(clock_check(rounds, out));
+}
+
+double loom_global_time(void) { return rt.active ? clock_global() : now(); }
 
 loom_status_t loom_alloc_collective(size_t size, void** out) {
   REQUIRE_INIT();
@@ -300,7 +361,26 @@ loom_status_t loom_free_collective(void* ptr) {
 
 loom_status_t loom_barrier(void) {
   REQUIRE_INIT();
+  if (rt.barrier_pending)
+    return ret(fail(LOOM_ERR_BUSY, "loom_barrier: a split barrier is pending on this rank; call loom_barrier_wait first"));
   return ret(barrier());
+}
+
+loom_status_t loom_barrier_arrive(const int* ranks, int n) {
+  REQUIRE_INIT();
+  return ret(barrier_arrive(ranks, n, "loom_barrier_arrive"));
+}
+
+loom_status_t loom_barrier_wait(void) {
+  REQUIRE_INIT();
+  return ret(barrier_wait("loom_barrier_wait"));
+}
+
+loom_status_t loom_barrier_subset(const int* ranks, int n) {
+  REQUIRE_INIT();
+  Status s = barrier_arrive(ranks, n, "loom_barrier_subset");
+  if (!s.is_ok()) return s.code();
+  return ret(barrier_wait("loom_barrier_subset"));
 }
 
 loom_status_t loom_lock(uint32_t id) {

@@ -132,6 +132,17 @@ Status p_log(loom_config_t* c, const char* n, const char* v) {
 }
 void w_log(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->log_errors); }
 
+Status p_skew(loom_config_t* c, const char* n, const char* v) {
+  char* end = nullptr;
+  errno = 0;
+  long long x = std::strtoll(v, &end, 10);
+  if (errno || !*v || *end || x < -1000000000000ll || x > 1000000000000ll)
+    return bad(n, v, "nanoseconds from -1e12 to 1e12");
+  c->clock_skew_ns = x;
+  return Status::ok();
+}
+void w_skew(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%lld", (long long)c->clock_skew_ns); }
+
 struct Setting {
   const char* name;
   const char* def;
@@ -152,6 +163,7 @@ const Setting kSettings[] = {
     {"LOOM_BASE", "0", "address of the global range (0: agreed at init)", p_base, w_base},
     {"LOOM_SPIN", "2000", "polls of a wait loop before it yields the core", p_spin, w_spin},
     {"LOOM_LOG_ERRORS", "1", "log each error once to stderr, where it is detected", p_log, w_log},
+    {"LOOM_CLOCK_SKEW_NS", "0", "testing: add rank * this many ns to the rank's clock (loom_wtime)", p_skew, w_skew},
 };
 
 }  // namespace

@@ -46,7 +46,8 @@ enum PageFlag : uint8_t {
 
 // Layout of the Meta segment (identical on every rank).
 struct MetaLayout {
-  uint64_t barrier;    // kBarrierWords flags written by dissemination partners
+  uint64_t barrier;    // 64 flags written by dissemination partners, then
+                       // 64 pair counters (group barriers), one per peer
   uint64_t tails;      // lock queue tails for the locks this rank hosts
   uint64_t qnodes;     // this rank's queue node {next, locked} for every lock
   uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
@@ -83,6 +84,9 @@ struct Runtime {
   std::vector<uint32_t> cached;  // non-home pages that may hold a valid copy
   std::vector<uint8_t> held;     // held[lock] = 1 while this rank holds it
   uint64_t barrier_epoch = 0;
+  std::vector<uint64_t> pair_count;  // group barriers entered with each peer
+  std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
+  bool barrier_pending = false;
 
   Stats st;
 };
@@ -121,6 +125,12 @@ uint64_t dir_off(uint64_t page);
 void sync_barrier_raw();           // dissemination barrier, no memory actions
 void sync_lock_raw(uint32_t id);   // MCS queue lock, no memory actions
 void sync_unlock_raw(uint32_t id);
+// Group barrier in two phases (split-phase / fuzzy, and over any subset):
+// arrive signals every other member, wait waits for every other member's
+// signal.  Works for any subsets because each pair of ranks counts the group
+// barriers they share; members must enter shared barriers in the same order.
+void sync_group_arrive(const int* ranks, int n);
+void sync_group_wait(const int* ranks, int n);
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -155,6 +165,12 @@ Status heap_lookup(uint64_t first_page, uint32_t* kind, uint64_t* npages);
 // load of the table's version when the table has not changed since the
 // page's last check.  Clears the page's block flags when it was freed.
 bool heap_still_allocated(uint64_t p);
+
+// clock.cpp
+Status clock_sync(int rounds, loom_clock_t* out);
+Status clock_check(int rounds, loom_clock_t* out);
+double clock_global();
+double clock_local();
 
 // stats.cpp
 void stats_finalize_report();

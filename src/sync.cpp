@@ -58,4 +58,23 @@ void sync_unlock_raw(uint32_t id) {
   tp.store((int)next - 1, Seg::Meta, locked_off(id), 0);
 }
 
+void sync_group_arrive(const int* ranks, int n) {
+  for (int i = 0; i < n; i++) {
+    int j = ranks[i];
+    if (j == rt.rank) continue;
+    uint64_t c = ++rt.pair_count[j];
+    rt.tp.store(j, Seg::Meta, rt.meta.barrier + (64 + (uint64_t)rt.rank) * 8, c);
+  }
+}
+
+void sync_group_wait(const int* ranks, int n) {
+  Transport& tp = rt.tp;
+  for (int i = 0; i < n; i++) {
+    int j = ranks[i];
+    if (j == rt.rank) continue;
+    const uint64_t off = rt.meta.barrier + (64 + (uint64_t)j) * 8, want = rt.pair_count[j];
+    spin_until([&] { return tp.load(rt.rank, Seg::Meta, off) >= want; });
+  }
+}
+
 }  // namespace loom

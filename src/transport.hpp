@@ -51,6 +51,7 @@ class Transport {
   void finalize();
 
   int rank() const { return rank_; }
+  MPI_Comm comm() const { return comm_; }  // Loom's private duplicate
   int nranks() const { return nranks_; }
   // This rank's own Data segment, always read-write (the "home view").
   uint8_t* self_data() const { return self_data_; }

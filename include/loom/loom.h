@@ -81,6 +81,7 @@ typedef struct loom_config {
   uint64_t base_address;            /* 0: choose; else the address to reserve (LOOM_BASE) */
   int spin;                         /* polls before a wait loop yields (LOOM_SPIN) */
   int log_errors;                   /* log each error once to stderr where detected (LOOM_LOG_ERRORS) */
+  int64_t clock_skew_ns;            /* testing: add rank * skew to this rank's clock (LOOM_CLOCK_SKEW_NS) */
 } loom_config_t;
 
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);
@@ -95,7 +96,23 @@ LOOM_API int loom_initialized(void);
 
 LOOM_API int loom_rank(void);    /* -1 when not initialized */
 LOOM_API int loom_nranks(void);  /* 0 when not initialized */
-LOOM_API double loom_wtime(void);/* seconds, monotonic */
+LOOM_API double loom_wtime(void);/* seconds, this rank's monotonic clock */
+
+/* A pseudo-global clock.  loom_clock_sync (collective) estimates every rank's
+ * clock offset from rank 0 by `rounds` ping-pongs each, keeping the fastest;
+ * loom_global_time() is then loom_wtime() plus that offset: start and end
+ * times taken on different ranks become comparable within `bound`.
+ * loom_clock_check (collective) measures the offset again without changing
+ * it and reports the drift since the sync. */
+typedef struct loom_clock {
+  double offset;      /* seconds to add to this rank's clock to get rank 0's */
+  double bound;       /* error bound of this rank's offset (s) */
+  double worst_bound; /* the largest bound over all ranks (s) */
+  double drift;       /* change of the offset per second since the sync (check only) */
+} loom_clock_t;
+LOOM_API loom_status_t loom_clock_sync(int rounds, loom_clock_t *out);
+LOOM_API loom_status_t loom_clock_check(int rounds, loom_clock_t *out);
+LOOM_API double loom_global_time(void);
 
 /* Collective allocation: every rank calls with the same size; each gets the
  * same address.  Homes follow the configured policy.  The memory reads as
@@ -115,6 +132,19 @@ LOOM_API loom_status_t loom_free_collective(void *ptr);
 
 /* Synchronization: a barrier is a release then an acquire on every rank. */
 LOOM_API loom_status_t loom_barrier(void);
+/* Split-phase (fuzzy) barrier, over every rank or a subset.
+ * loom_barrier_arrive is the release (this rank's writes so far become
+ * visible to the members) and signals the members; loom_barrier_wait waits
+ * for every member's arrival and is the acquire.  Between the two the rank
+ * may do work that neither reads what other members wrote in this phase nor
+ * writes what they read.  ranks/n list the members (the calling rank among
+ * them, every member passing the same set); NULL and 0 mean every rank.
+ * Members must enter the barriers they share in the same order. */
+LOOM_API loom_status_t loom_barrier_arrive(const int *ranks, int n);
+LOOM_API loom_status_t loom_barrier_wait(void);
+/* A barrier over a subset of ranks: arrive then wait. */
+LOOM_API loom_status_t loom_barrier_subset(const int *ranks, int n);
+
 /* Locks 0 .. cfg.locks-1: FIFO queue locks.  loom_lock is an acquire,
  * loom_unlock a release. */
 LOOM_API loom_status_t loom_lock(uint32_t id);

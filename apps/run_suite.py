@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Run the application suite on both builds and print the table the SCASH
+paper plots: program, ranks, Loom time, threads time, their ratio, speed-up
+over 1 rank, validation, and the Loom overhead breakdown (fault, barrier,
+lock, unlock, diff, polling) as fractions of run time.
+
+  apps/run_suite.py [--apps sor,lu,...] [--ranks 1,2] [--size paper|test]
+                    [--json results/apps.json] [--build-dir build] [--timeout 1800]
+
+Every number comes from the programs' own RESULT lines; nothing is computed
+here except ratios.  The JSON holds every row, the Loom configuration (the
+LOOM_* environment) and a description of the machine.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+APPS = ["sor", "lu", "linpack", "fft", "fft3d", "barnes", "is", "ep", "cg", "mg"]
+# The small sizes the ctest tests use (keep in step with apps/CMakeLists.txt).
+TEST_ARGS = {
+    "sor": ["--n", "130", "--iters", "300"],
+    "lu": ["--n", "256", "--b", "32"],
+    "linpack": ["--n", "384"],
+    "fft": ["--m", "12"],
+    "fft3d": ["--n", "16", "--iters", "2"],
+    "barnes": ["--bodies", "1024", "--steps", "2"],
+    "is": ["--log2keys", "16"],
+    "ep": ["--log2pairs", "18"],
+    "cg": ["--n", "1400", "--iters", "5"],
+    "mg": ["--n", "16", "--iters", "4"],
+}
+CATS = ["fault", "barrier", "lock", "unlock", "diff", "polling"]
+
+
+def run(cmd, timeout, env):
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        out, rc = p.stdout, p.returncode
+        err = p.stderr
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {timeout} s", time.time() - t0
+    for line in out.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[len("RESULT "):]), (err.strip().splitlines() or [""])[-1] if rc else "", time.time() - t0
+    return None, f"exit {rc}: {(err.strip().splitlines() or ['no output'])[-1]}", time.time() - t0
+
+
+def machine(mpiexec):
+    info = {"platform": platform.platform(), "cores": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        v = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30).stdout
+        info["mpiexec"] = " ".join(v.split()[:6])
+    except Exception:  # noqa: BLE001 - description only
+        pass
+    return info
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--apps", default=",".join(APPS))
+    ap.add_argument("--ranks", default="1,2")
+    ap.add_argument("--size", choices=["paper", "test"], default="paper")
+    ap.add_argument("--json", default="")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"))
+    ap.add_argument("--mpiexec-flags", default="")
+    ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--extra", default="", help="extra arguments for every program")
+    a = ap.parse_args()
+
+    apps = [x for x in a.apps.split(",") if x]
+    ranks = [int(x) for x in a.ranks.split(",") if x]
+    env = dict(os.environ)
+    rows, jobs = [], [(app, r) for app in apps for r in ranks]
+    bindir = os.path.join(a.build_dir, "apps")
+    for k, (app, r) in enumerate(jobs, 1):
+        args = (TEST_ARGS.get(app, []) if a.size == "test" else []) + a.extra.split()
+        row = {"app": app, "ranks": r, "args": args}
+        for build in ("threads", "loom"):
+            exe = os.path.join(bindir, f"{app}_{build}")
+            if not os.path.exists(exe):
+                row[build] = {"error": "not built"}
+                continue
+            if build == "threads":
+                cmd = [exe, "--workers", str(r)] + args
+            else:
+                cmd = [a.mpiexec] + a.mpiexec_flags.split() + ["-n", str(r), exe] + args
+            print(f"[{k}/{len(jobs)}] {app} {build} {r} ...", end="", file=sys.stderr, flush=True)
+            res, err, wall = run(cmd, a.timeout, env)
+            print(f" {res['time']:.3f} s" if res else f" FAILED ({err})", f"(wall {wall:.1f} s)", file=sys.stderr)
+            row[build] = res if res else {"error": err}
+        rows.append(row)
+
+    # speed-up over the 1-rank Loom run of the same program, when measured
+    one = {row["app"]: row["loom"].get("time") for row in rows if row["ranks"] == 1 and "time" in row.get("loom", {})}
+    hdr = f"{'program':9} {'ranks':>5} {'loom s':>9} {'threads s':>9} {'ratio':>6} {'speedup':>7} {'valid':>5}  " + \
+        " ".join(f"{c:>7}" for c in CATS)
+    print(hdr)
+    print("-" * len(hdr))
+    for row in rows:
+        lo, th = row.get("loom", {}), row.get("threads", {})
+        lt, tt = lo.get("time"), th.get("time")
+        ratio = lt / tt if lt and tt else None
+        sp = one.get(row["app"]) / lt if lt and one.get(row["app"]) else None
+        valid = lo.get("valid") is True and th.get("valid") is True
+        row["ratio"], row["speedup"], row["valid"] = ratio, sp, valid
+        bd = lo.get("breakdown", {})
+        f = lambda x, w, p: f"{x:>{w}.{p}f}" if isinstance(x, (int, float)) else f"{'-':>{w}}"
+        print(f"{row['app']:9} {row['ranks']:>5} {f(lt, 9, 3)} {f(tt, 9, 3)} {f(ratio, 6, 2)} {f(sp, 7, 2)} "
+              f"{'yes' if valid else 'NO':>5}  " + " ".join(f(bd.get(c), 7, 3) for c in CATS))
+    if a.json:
+        os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
+        loom_env = {k: v for k, v in os.environ.items() if k.startswith("LOOM_")}
+        with open(a.json, "w") as f:
+            json.dump({"suite": "apps", "size": a.size, "ranks": ranks, "rows": rows,
+                       "loom_config": loom_env or "defaults", "machine": machine(a.mpiexec)}, f, indent=1)
+        print(f"wrote {a.json}", file=sys.stderr)
+    return 0 if all(r["valid"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
