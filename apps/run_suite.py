@@ -25,13 +25,13 @@ APPS = ["sor", "lu", "linpack", "fft", "fft3d", "barnes", "is", "ep", "cg", "mg"
 TEST_ARGS = {
     "sor": ["--n", "130", "--iters", "300"],
     "lu": ["--n", "256", "--b", "32"],
-    "linpack": ["--n", "384"],
+    "linpack": ["--n", "384", "--nb", "32"],
     "fft": ["--m", "12"],
     "fft3d": ["--n", "16", "--iters", "2"],
     "barnes": ["--bodies", "1024", "--steps", "2"],
-    "is": ["--log2keys", "16"],
+    "is": ["--log2keys", "16", "--log2maxkey", "11"],
     "ep": ["--log2pairs", "18"],
-    "cg": ["--n", "1400", "--iters", "5"],
+    "cg": ["--n", "1400", "--iters", "15"],
     "mg": ["--n", "16", "--iters", "4"],
 }
 CATS = ["fault", "barrier", "lock", "unlock", "diff", "polling"]

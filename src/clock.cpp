@@ -6,15 +6,15 @@
 // loom_clock_check() measures the offset again without changing it and
 // reports the drift per second.
 //
-// Ranks are measured one after the other (rank 0 talks to one rank at a
-// time), so the exchanges do not disturb each other.  Two-sided MPI on a
-// private communicator: the clock is set up outside any protocol step.
+// The exchanges use the transport's words (see measure()), outside any
+// protocol step.
 //
 // For tests, LOOM_CLOCK_SKEW_NS adds rank * skew to this rank's clock, so a
 // known offset can be injected on one host (where the ranks share a clock).
 #include <mpi.h>
 
 #include <cmath>
+#include <cstring>
 #include <ctime>
 
 #include "runtime.hpp"
@@ -30,43 +30,54 @@ ClockState g_clock;
 
 double local_clock() { return now() + (double)rt.rank * (double)rt.cfg.clock_skew_ns * 1e-9; }
 
+constexpr uint64_t kPing = 128, kPongTime = 192, kPongSeq = 193;  // barrier-region words
+
+uint64_t word_off(uint64_t w) { return rt.meta.barrier + w * 8; }
+
 // Offset of this rank's clock from rank 0's and its error bound (collective).
+// The ping-pongs go through the transport: on one host a store into the
+// peer's memory and a spin on our own, so the round trip is a few hundred
+// nanoseconds; across hosts the one-sided MPI path.  Rank 0 answers the
+// peers one after the other; a peer whose ping waits in line only sees a
+// long round trip, which the minimum discards.
 void measure(int rounds, double* offset, double* bound) {
-  MPI_Comm comm = rt.tp.comm();
-  const int tag = 0x10c;
+  Transport& tp = rt.tp;
+  const uint64_t base = rt.clock_seq;
+  rt.clock_seq += (uint64_t)rounds;
   double best_rtt = 1e30, best_off = 0;
-  for (int peer = 1; peer < rt.nranks; peer++) {
-    if (rt.rank == 0) {
-      for (int k = 0; k < rounds; k++) {
-        double dummy;
-        MPI_Recv(&dummy, 1, MPI_DOUBLE, peer, tag, comm, MPI_STATUS_IGNORE);
+  if (rt.rank == 0) {
+    for (int peer = 1; peer < rt.nranks; peer++)
+      for (int k = 1; k <= rounds; k++) {
+        const uint64_t seq = base + (uint64_t)k;
+        spin_until([&] { return tp.load(0, Seg::Meta, word_off(kPing + (uint64_t)peer)) >= seq; });
         double t = local_clock();
-        MPI_Send(&t, 1, MPI_DOUBLE, peer, tag, comm);
+        uint64_t bits;
+        std::memcpy(&bits, &t, 8);
+        tp.store(peer, Seg::Meta, word_off(kPongTime), bits);
+        tp.store(peer, Seg::Meta, word_off(kPongSeq), seq);
       }
-    } else if (rt.rank == peer) {
-      for (int k = 0; k < rounds; k++) {
-        double t0 = local_clock(), tref = 0;
-        MPI_Send(&t0, 1, MPI_DOUBLE, 0, tag, comm);
-        MPI_Recv(&tref, 1, MPI_DOUBLE, 0, tag, comm, MPI_STATUS_IGNORE);
-        double t2 = local_clock();
-        if (t2 - t0 < best_rtt) {
-          best_rtt = t2 - t0;
-          best_off = tref - 0.5 * (t0 + t2);
-        }
+  } else {
+    for (int k = 1; k <= rounds; k++) {
+      const uint64_t seq = base + (uint64_t)k;
+      double t0 = local_clock();
+      tp.store(0, Seg::Meta, word_off(kPing + (uint64_t)rt.rank), seq);
+      spin_until([&] { return tp.load(rt.rank, Seg::Meta, word_off(kPongSeq)) >= seq; });
+      double t2 = local_clock(), tref;
+      uint64_t bits = tp.load(rt.rank, Seg::Meta, word_off(kPongTime));
+      std::memcpy(&tref, &bits, 8);
+      if (t2 - t0 < best_rtt) {
+        best_rtt = t2 - t0;
+        best_off = tref - 0.5 * (t0 + t2);
       }
     }
   }
-  if (rt.rank == 0) {
-    best_rtt = 0;
-    best_off = 0;
-  }
-  *offset = best_off;
+  *offset = rt.rank == 0 ? 0 : best_off;
   // Half the round trip bounds the error of the midpoint assumption; add
   // the clock's resolution.
   timespec res;
   clock_getres(CLOCK_MONOTONIC, &res);
   *bound = rt.rank == 0 ? 0 : 0.5 * best_rtt + (double)res.tv_nsec * 1e-9;
-  MPI_Barrier(comm);
+  MPI_Barrier(tp.comm());
 }
 
 }  // namespace

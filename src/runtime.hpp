@@ -47,14 +47,15 @@ enum PageFlag : uint8_t {
 // Layout of the Meta segment (identical on every rank).
 struct MetaLayout {
   uint64_t barrier;    // 64 flags written by dissemination partners, then
-                       // 64 pair counters (group barriers), one per peer
+                       // 64 pair counters (group barriers), one per peer,
+                       // 64 clock pings (on rank 0), a clock pong {time, seq}
   uint64_t tails;      // lock queue tails for the locks this rank hosts
   uint64_t qnodes;     // this rank's queue node {next, locked} for every lock
   uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
   uint64_t heap;       // the heap table (used on rank 0)
   uint64_t size;
 };
-constexpr int kBarrierWords = 128;
+constexpr int kBarrierWords = 256;  // 64 dissemination, 64 pair, 64 clock ping, 2 clock pong
 constexpr uint32_t kHeapMax = 16384;  // allocated blocks at once
 
 struct Stats {
@@ -87,6 +88,7 @@ struct Runtime {
   std::vector<uint64_t> pair_count;  // group barriers entered with each peer
   std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
   bool barrier_pending = false;
+  uint64_t clock_seq = 0;            // ping-pong sequence numbers used so far
 
   Stats st;
 };
