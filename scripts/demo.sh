@@ -6,6 +6,8 @@
 # per-rank statistics.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Open MPI's osc/ucx prints a harmless error when UCX has no transport.
+[ "${LOOM_MPI:-mpich}" = openmpi ] && export OMPI_MCA_osc=${OMPI_MCA_osc:-^ucx}
 scripts/setup.sh
 venv=${LOOM_VENV:-$PWD/.venv}
 flags=()
