@@ -161,7 +161,7 @@ const Setting kSettings[] = {
     {"LOOM_STATS", "0", "print per-rank statistics to stderr at finalize", p_stats, w_stats},
     {"LOOM_STATS_FILE", "", "write statistics as JSON to this path at finalize (%r = rank)", p_sfile, w_sfile},
     {"LOOM_BASE", "0", "address of the global range (0: agreed at init)", p_base, w_base},
-    {"LOOM_SPIN", "2000", "polls of a wait loop before it yields the core", p_spin, w_spin},
+    {"LOOM_SPIN", "50", "polls of a wait loop before it yields the core (a poll is ~50 ns: pause)", p_spin, w_spin},
     {"LOOM_LOG_ERRORS", "1", "log each error once to stderr, where it is detected", p_log, w_log},
     {"LOOM_CLOCK_SKEW_NS", "0", "testing: add rank * this many ns to the rank's clock (loom_wtime)", p_skew, w_skew},
 };

@@ -172,7 +172,7 @@ void test_defaults_and_validate() {
   CHECK(d.stats == 0);
   CHECK(d.stats_file[0] == '\0');
   CHECK(d.base_address == 0);
-  CHECK(d.spin == 2000);
+  CHECK(d.spin == 50);
   CHECK(d.log_errors == 1);
   CHECK(config_validate(&d).is_ok());
 
