@@ -120,6 +120,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.barrier_pending = false;
   rt.st = Stats{};
   LOOM_TRY(vm_install_handler());
+  stat_clock_init();
   rt.active = true;
   rt.finalized = false;
   MPI_Barrier(MPI_COMM_WORLD);
@@ -139,12 +140,12 @@ void lift_state() {
 }
 
 Status barrier() {
-  double t0 = now();
+  double t0 = stat_now();
   proto_release();
   sync_barrier_raw();
   proto_acquire();
   rt.st.s.barriers++;
-  rt.st.s.t_barrier += now() - t0;
+  rt.st.s.t_barrier += stat_now() - t0;
   return Status::ok();
 }
 
@@ -175,22 +176,22 @@ Status barrier_arrive(const int* ranks, int n, const char* fn) {
   if (rt.barrier_pending)
     return fail(LOOM_ERR_BUSY, "%s: this rank has arrived at a split barrier already; call loom_barrier_wait first", fn);
   LOOM_TRY(group_of(ranks, n, fn, &rt.pending_group));
-  double t0 = now();
+  double t0 = stat_now();
   proto_release();
   sync_group_arrive(rt.pending_group.data(), (int)rt.pending_group.size());
   rt.barrier_pending = true;
-  rt.st.s.t_barrier += now() - t0;
+  rt.st.s.t_barrier += stat_now() - t0;
   return Status::ok();
 }
 
 Status barrier_wait(const char* fn) {
   if (!rt.barrier_pending) return fail(LOOM_ERR_BUSY, "%s: no split barrier is pending (call loom_barrier_arrive)", fn);
-  double t0 = now();
+  double t0 = stat_now();
   sync_group_wait(rt.pending_group.data(), (int)rt.pending_group.size());
   proto_acquire();
   rt.barrier_pending = false;
   rt.st.s.barriers++;
-  rt.st.s.t_barrier += now() - t0;
+  rt.st.s.t_barrier += stat_now() - t0;
   return Status::ok();
 }
 
@@ -388,13 +389,13 @@ loom_status_t loom_lock(uint32_t id) {
   Status s = check_lock(id, "loom_lock");
   if (!s.is_ok()) return s.code();
   if (rt.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this rank holds the lock already", id));
-  double t0 = now();
+  double t0 = stat_now();
   proto_release();
   sync_lock_raw(id);
   proto_acquire();
   rt.held[id] = 1;
   rt.st.s.locks++;
-  rt.st.s.t_lock += now() - t0;
+  rt.st.s.t_lock += stat_now() - t0;
   return LOOM_OK;
 }
 
@@ -403,12 +404,12 @@ loom_status_t loom_unlock(uint32_t id) {
   Status s = check_lock(id, "loom_unlock");
   if (!s.is_ok()) return s.code();
   if (!rt.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
-  double t0 = now();
+  double t0 = stat_now();
   proto_release();
   sync_unlock_raw(id);
   rt.held[id] = 0;
   rt.st.s.unlocks++;
-  rt.st.s.t_unlock += now() - t0;
+  rt.st.s.t_unlock += stat_now() - t0;
   return LOOM_OK;
 }
 

@@ -181,7 +181,7 @@ bool proto_fault(uint64_t p, int is_write) {
   uint8_t s = rt.state[p];
   if (is_write < 0) is_write = s == kRO ? 1 : 0;  // unknown: read first, a write faults again
   if (s == kRW || (s == kRO && !is_write)) return false;  // the access was allowed: not ours
-  double t0 = now();
+  double t0 = stat_now();
   if (is_write) {
     rt.st.s.write_faults++;
     proto_make_writable(p);
@@ -189,7 +189,7 @@ bool proto_fault(uint64_t p, int is_write) {
     rt.st.s.read_faults++;
     proto_make_readable(p);
   }
-  rt.st.s.t_fault += now() - t0;
+  rt.st.s.t_fault += stat_now() - t0;
   return true;
 }
 
@@ -198,7 +198,7 @@ void proto_release() {
     rt.tp.flush();
     return;
   }
-  double t0 = now();
+  double t0 = stat_now();
   std::sort(rt.dirty.begin(), rt.dirty.end());
   for (uint32_t p : rt.dirty) {
     PutCtx ctx{rt.home[p], (uint64_t)p * kPage};
@@ -212,7 +212,7 @@ void proto_release() {
     std::memset(&rt.state[first], kRO, n);
   });
   rt.dirty.clear();
-  rt.st.s.t_diff += now() - t0;
+  rt.st.s.t_diff += stat_now() - t0;
   check_invariants();
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 
@@ -97,6 +98,34 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
 }
 
 }  // namespace
+
+double g_sec_per_tick = 0;
+
+void stat_clock_init() {
+#if defined(__x86_64__)
+  if (g_sec_per_tick > 0) return;
+  // Only an invariant TSC ticks at one rate in every state and on every core.
+  FILE* f = std::fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[4096];
+  bool constant = false, nonstop = false;
+  while (std::fgets(line, sizeof line, f))
+    if (!std::strncmp(line, "flags", 5)) {
+      constant = std::strstr(line, " constant_tsc") != nullptr;
+      nonstop = std::strstr(line, " nonstop_tsc") != nullptr;
+      break;
+    }
+  std::fclose(f);
+  if (!constant || !nonstop) return;
+  double t0 = now();
+  uint64_t c0 = __rdtsc();
+  while (now() - t0 < 2e-3) {
+  }
+  double t1 = now();
+  uint64_t c1 = __rdtsc();
+  if (c1 > c0) g_sec_per_tick = (t1 - t0) / (double)(c1 - c0);
+#endif
+}
 
 double now() {
   timespec ts;
