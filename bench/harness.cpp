@@ -113,7 +113,7 @@ void quiet_barrier() {
   for (int done = 0;;) {
     MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
     if (done) break;
-    timespec d{0, 200000};
+    timespec d{0, 1000000};
     nanosleep(&d, nullptr);
   }
 }
