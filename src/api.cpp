@@ -3,6 +3,7 @@
 // status; nothing here exits or prints to stdout.
 #include <sys/mman.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "config.hpp"
@@ -96,6 +97,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   uint64_t shape[4] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map};
   LOOM_TRY(agree(shape, 4, "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP)"));
 
+  rt.proto = &kHlrc;
   rt.size = rt.cfg.mem_size;
   rt.npages = rt.size / kPage;
   compute_layout();
@@ -122,6 +124,12 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   LOOM_TRY(vm_install_handler());
   stat_clock_init();
   rt.active = true;
+  if (rt.cfg.print_config && rt.rank == 0) {
+    char buf[8192];
+    config_print(&rt.cfg, buf, sizeof buf);
+    std::fprintf(stderr, "loom: %d ranks, %d mapped directly by rank 0, progress thread %s\n%s", rt.nranks,
+                 rt.tp.direct_peers(), rt.tp.progress_running() ? "on" : "off", buf);
+  }
   rt.finalized = false;
   MPI_Barrier(MPI_COMM_WORLD);
   return Status::ok();
@@ -141,9 +149,9 @@ void lift_state() {
 
 Status barrier() {
   double t0 = stat_now();
-  proto_release();
+  rt.proto->release();
   sync_barrier_raw();
-  proto_acquire();
+  rt.proto->acquire();
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;
   return Status::ok();
@@ -177,7 +185,7 @@ Status barrier_arrive(const int* ranks, int n, const char* fn) {
     return fail(LOOM_ERR_BUSY, "%s: this rank has arrived at a split barrier already; call loom_barrier_wait first", fn);
   LOOM_TRY(group_of(ranks, n, fn, &rt.pending_group));
   double t0 = stat_now();
-  proto_release();
+  rt.proto->release();
   sync_group_arrive(rt.pending_group.data(), (int)rt.pending_group.size());
   rt.barrier_pending = true;
   rt.st.s.t_barrier += stat_now() - t0;
@@ -188,7 +196,7 @@ Status barrier_wait(const char* fn) {
   if (!rt.barrier_pending) return fail(LOOM_ERR_BUSY, "%s: no split barrier is pending (call loom_barrier_arrive)", fn);
   double t0 = stat_now();
   sync_group_wait(rt.pending_group.data(), (int)rt.pending_group.size());
-  proto_acquire();
+  rt.proto->acquire();
   rt.barrier_pending = false;
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;
@@ -228,9 +236,9 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
   if (first == ~0ull)
     return rt.rank == 0 ? Status(LOOM_ERR_NO_MEMORY)
                         : fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective of %zu bytes: the global memory is full", size);
-  proto_release();
+  rt.proto->release();
   sync_barrier_raw();
-  proto_reset_range(first, npages, true, policy, home_rank);
+  rt.proto->reset_range(first, npages, true, policy, home_rank);
   sync_barrier_raw();
   *out = rt.base + first * kPage;
   return Status::ok();
@@ -313,8 +321,8 @@ loom_status_t loom_alloc(size_t size, void** out) {
   if (!s.is_ok()) return s.code();
   // The pages may have had an earlier life: this rank's copies of them are
   // stale (the frees that ended that life were releases), so drop them.
-  proto_release();
-  proto_forget_copies(first, npages, true);
+  rt.proto->release();
+  rt.proto->forget_copies(first, npages, true);
   *out = rt.base + first * kPage;
   return LOOM_OK;
 }
@@ -328,10 +336,10 @@ loom_status_t loom_free(void* ptr) {
     return ret(fail(LOOM_ERR_BAD_POINTER, "loom_free of %p: not the start of a Loom block", ptr));
   // A free is a release: this rank's writes to the block reach the homes
   // before the block can be handed out again.
-  proto_release();
+  rt.proto->release();
   s = heap_free(page, kHeapSingle, &n);
   if (!s.is_ok()) return s.code();
-  proto_forget_copies(page, n, false);
+  rt.proto->forget_copies(page, n, false);
   return LOOM_OK;
 }
 
@@ -353,9 +361,9 @@ loom_status_t loom_free_collective(void* ptr) {
   if (n == 0)
     return rt.rank == 0 ? LOOM_ERR_BAD_POINTER
                         : ret(fail(LOOM_ERR_BAD_POINTER, "loom_free_collective of %p: not a collective block, or already freed", ptr));
-  proto_release();
+  rt.proto->release();
   sync_barrier_raw();
-  proto_reset_range(page, n, false, LOOM_HOME_FIRST_TOUCH, -1);
+  rt.proto->reset_range(page, n, false, LOOM_HOME_FIRST_TOUCH, -1);
   sync_barrier_raw();
   return LOOM_OK;
 }
@@ -390,9 +398,9 @@ loom_status_t loom_lock(uint32_t id) {
   if (!s.is_ok()) return s.code();
   if (rt.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this rank holds the lock already", id));
   double t0 = stat_now();
-  proto_release();
+  rt.proto->release();
   sync_lock_raw(id);
-  proto_acquire();
+  rt.proto->acquire();
   rt.held[id] = 1;
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
@@ -405,7 +413,7 @@ loom_status_t loom_unlock(uint32_t id) {
   if (!s.is_ok()) return s.code();
   if (!rt.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
   double t0 = stat_now();
-  proto_release();
+  rt.proto->release();
   sync_unlock_raw(id);
   rt.held[id] = 0;
   rt.st.s.unlocks++;
@@ -439,7 +447,7 @@ loom_status_t atomic(const char* fn, uint64_t* addr, AtomicOp op, uint64_t a, ui
   if (!page_live(page))
     return ret(fail(LOOM_ERR_BAD_POINTER, "%s: %p is not in an allocated block (never allocated, or already freed)",
                     fn, (void*)addr));
-  proto_before_atomic(page);
+  rt.proto->before_atomic(page);
   int h = rt.home[page];
   uint64_t off = (uint64_t)((uint8_t*)addr - rt.base), r = 0;
   switch (op) {
@@ -491,8 +499,8 @@ loom_status_t loom_prepare(void* ptr, size_t len, int access) {
                       "loom_prepare: page at %p is not in an allocated block (never allocated, or already freed)",
                       (void*)(rt.base + p * kPage)));
   for (uint64_t p = first; p <= last; p++) {
-    if (access & LOOM_WRITE) proto_make_writable(p);
-    else proto_make_readable(p);
+    if (access & LOOM_WRITE) rt.proto->make_writable(p);
+    else rt.proto->make_readable(p);
   }
   return LOOM_OK;
 }
@@ -508,7 +516,7 @@ loom_status_t loom_home_of(const void* ptr, int* rank) {
   Status s = page_of(ptr, "loom_home_of", &page);
   if (!s.is_ok()) return s.code();
   if (!rank) return ret(fail(LOOM_ERR_INVALID, "loom_home_of: rank is NULL"));
-  *rank = proto_home(page, false);
+  *rank = rt.proto->home(page, false);
   return LOOM_OK;
 }
 

@@ -143,6 +143,12 @@ Status p_skew(loom_config_t* c, const char* n, const char* v) {
 }
 void w_skew(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%lld", (long long)c->clock_skew_ns); }
 
+Status p_pcfg(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->print_config)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_pcfg(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->print_config); }
+
 struct Setting {
   const char* name;
   const char* def;
@@ -153,7 +159,7 @@ struct Setting {
 
 const Setting kSettings[] = {
     {"LOOM_MEM_SIZE", "1G", "bytes of global shared memory (K/M/G suffixes)", p_mem, w_mem},
-    {"LOOM_UNIT_PAGES", "8", "pages fetched by one fault (prefetch of following pages with the same home)", p_unit, w_unit},
+    {"LOOM_UNIT_PAGES", "8", "pages fetched by one fault (the aligned window around it, same home, not cached)", p_unit, w_unit},
     {"LOOM_HOME", "first-touch", "home placement: first-touch, cyclic or block", p_home, w_home},
     {"LOOM_LOCKS", "1024", "number of lock ids", p_locks, w_locks},
     {"LOOM_LOCAL_MAP", "1", "map peers on the same host directly; 0 treats every peer as remote (MPI windows)", p_map, w_map},
@@ -163,6 +169,7 @@ const Setting kSettings[] = {
     {"LOOM_BASE", "0", "address of the global range (0: agreed at init)", p_base, w_base},
     {"LOOM_SPIN", "50", "polls of a wait loop before it yields the core (a poll is ~50 ns: pause)", p_spin, w_spin},
     {"LOOM_LOG_ERRORS", "1", "log each error once to stderr, where it is detected", p_log, w_log},
+    {"LOOM_PRINT_CONFIG", "0", "rank 0 prints the effective configuration to stderr at init", p_pcfg, w_pcfg},
     {"LOOM_CLOCK_SKEW_NS", "0", "testing: add rank * this many ns to the rank's clock (loom_wtime)", p_skew, w_skew},
 };
 

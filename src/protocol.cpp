@@ -316,4 +316,8 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
   }
 }
 
+const Protocol kHlrc = {"hlrc",           proto_fault,         proto_make_readable, proto_make_writable,
+                        proto_release,    proto_acquire,       proto_before_atomic, proto_home,
+                        proto_forget_copies, proto_reset_range};
+
 }  // namespace loom

@@ -65,6 +65,8 @@ struct Stats {
   loom_stats_t s{};
 };
 
+struct Protocol;
+
 struct Runtime {
   loom_config_t cfg{};
   bool active = false;
@@ -94,6 +96,7 @@ struct Runtime {
   uint64_t clock_seq = 0;            // ping-pong sequence numbers used so far
 
   Stats st;
+  const Protocol* proto = nullptr;
 };
 
 extern Runtime rt;
@@ -119,7 +122,25 @@ inline double stat_now() {
   return now();
 }
 
-// protocol.cpp (home-based lazy release consistency)
+// The coherence protocol, behind one table of operations: the API and the
+// fault handler call only these, so another protocol (the eager invalidate
+// and update variants) is a second table chosen at init.  HLRC's table is in
+// protocol.cpp.
+struct Protocol {
+  const char* name;
+  bool (*fault)(uint64_t page, int is_write);  // false: not Loom's fault
+  void (*make_readable)(uint64_t page);        // loom_prepare(LOOM_READ)
+  void (*make_writable)(uint64_t page);        // loom_prepare(LOOM_WRITE)
+  void (*release)();                           // this rank's writes reach their homes
+  void (*acquire)();                           // drop copies others may have written
+  void (*before_atomic)(uint64_t page);
+  int (*home)(uint64_t page, bool claim);
+  void (*forget_copies)(uint64_t first, uint64_t n, bool allocated);
+  void (*reset_range)(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home);
+};
+extern const Protocol kHlrc;
+
+// protocol.cpp (home-based lazy release consistency): HLRC's operations
 bool proto_fault(uint64_t page, int is_write);  // false: not Loom's fault
 void proto_make_readable(uint64_t page);
 void proto_make_writable(uint64_t page);

@@ -88,7 +88,7 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
   uint8_t* a = static_cast<uint8_t*>(info->si_addr);
   if (rt.active && a >= rt.base && a < rt.base + rt.size) {
     uint64_t page = (uint64_t)(a - rt.base) / kPage;
-    if (proto_fault(page, fault_is_write(uctx))) {
+    if (rt.proto->fault(page, fault_is_write(uctx))) {
       errno = saved;
       return;
     }

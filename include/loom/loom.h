@@ -82,6 +82,7 @@ typedef struct loom_config {
   int spin;                         /* polls before a wait loop yields (LOOM_SPIN) */
   int log_errors;                   /* log each error once to stderr where detected (LOOM_LOG_ERRORS) */
   int64_t clock_skew_ns;            /* testing: add rank * skew to this rank's clock (LOOM_CLOCK_SKEW_NS) */
+  int print_config;                 /* rank 0 prints the effective configuration at init (LOOM_PRINT_CONFIG) */
 } loom_config_t;
 
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);
