@@ -43,7 +43,8 @@ Status page_of(const void* p, const char* fn, uint64_t* page) {
 
 // Every rank passed the same values?  (Collective; all ranks must call.)
 Status agree(const uint64_t* vals, int n, const char* fn) {
-  uint64_t mine[8], mx[8];
+  LOOM_ASSERT(n <= 8);
+  uint64_t mine[16], mx[16];
   for (int i = 0; i < n; i++) {
     mine[i] = vals[i];
     mine[n + i] = ~vals[i];
@@ -94,14 +95,15 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   set_log_rank(rt.rank);
   if (rt.nranks > kMaxRanks)
     return fail(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
-  uint64_t shape[4] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map};
-  LOOM_TRY(agree(shape, 4, "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP)"));
+  uint64_t shape[5] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
+                       (uint64_t)rt.cfg.transport};
+  LOOM_TRY(agree(shape, 5, "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP, LOOM_TRANSPORT)"));
 
   rt.proto = &kHlrc;
   rt.size = rt.cfg.mem_size;
   rt.npages = rt.size / kPage;
   compute_layout();
-  TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread};
+  TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread, rt.cfg.transport};
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
   void* tw = mmap(nullptr, rt.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -43,6 +43,7 @@ struct TransportOptions {
   uint64_t meta_size;   // bytes of the Meta segment
   bool local_map;       // map same-host peers directly
   int progress;         // -1 auto, 0 off, 1 on
+  int kind;             // LOOM_TRANSPORT_RMA or LOOM_TRANSPORT_ASYNC
 };
 
 class Transport {

@@ -66,6 +66,8 @@ typedef enum loom_home_policy {
   LOOM_HOME_EXPLICIT = 3     /* loom_alloc_collective_at(size, rank): the whole block on one rank */
 } loom_home_policy_t;
 
+enum { LOOM_TRANSPORT_RMA = 0, LOOM_TRANSPORT_ASYNC = 1 };
+
 /* Configuration.  loom_config_default() fills every field from the LOOM_*
  * environment variables (or their defaults); change fields, then pass the
  * struct to loom_init. */
@@ -83,6 +85,7 @@ typedef struct loom_config {
   int log_errors;                   /* log each error once to stderr where detected (LOOM_LOG_ERRORS) */
   int64_t clock_skew_ns;            /* testing: add rank * skew to this rank's clock (LOOM_CLOCK_SKEW_NS) */
   int print_config;                 /* rank 0 prints the effective configuration at init (LOOM_PRINT_CONFIG) */
+  int transport;                    /* LOOM_TRANSPORT_RMA (one-sided) or LOOM_TRANSPORT_ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */
 } loom_config_t;
 
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);
