@@ -68,7 +68,8 @@ void compute_layout() {
   m.qnodes = align(m.tails + (rt.locks_total + N - 1) / N * 8, 64);
   m.dir = align(m.qnodes + (uint64_t)rt.locks_total * 16, 64);
   m.heap = align(m.dir + (rt.npages + N - 1) / N * 16, kPage);
-  m.size = align(m.heap + 64 + (uint64_t)kHeapMax * 16, kPage);
+  m.lost = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
+  m.size = align(m.lost + 8 + kLostMax * 8, kPage);
 }
 
 Status init(int* argc, char*** argv, const loom_config_t* cfg) {
@@ -119,6 +120,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.cached.reserve(rt.npages);
   rt.held.assign(rt.cfg.locks, 0);
   rt.barrier_epoch = 0;
+  rt.lost_consumed = 0;
   rt.pair_count.assign(rt.nranks, 0);
   rt.pending_group.clear();
   rt.barrier_pending = false;

@@ -159,6 +159,12 @@ void w_transport(const loom_config_t* c, char* b, size_t l) {
   std::snprintf(b, l, "%s", c->transport == LOOM_TRANSPORT_ASYNC ? "async" : "rma");
 }
 
+Status p_migrate(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->migrate)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_migrate(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->migrate); }
+
 struct Setting {
   const char* name;
   const char* def;
@@ -173,6 +179,8 @@ const Setting kSettings[] = {
     {"LOOM_HOME", "first-touch", "home placement: first-touch, cyclic or block", p_home, w_home},
     {"LOOM_LOCKS", "1024", "number of lock ids", p_locks, w_locks},
     {"LOOM_LOCAL_MAP", "1", "map peers on the same host directly; 0 treats every peer as remote (MPI windows)", p_map, w_map},
+    {"LOOM_MIGRATE", "0", "move a page's home to the rank that is its only writer (at that rank's release)", p_migrate,
+     w_migrate},
     {"LOOM_TRANSPORT", "rma", "rma: one-sided (direct mapping on a host, MPI RMA between hosts); async: two-sided "
      "requests served by a protocol thread on every rank", p_transport, w_transport},
     {"LOOM_PROGRESS", "auto", "MPI progress thread: auto (when a peer is remote), 0 or 1", p_progress, w_progress},

@@ -55,6 +55,68 @@ void register_writer(uint64_t p) {
   if (old & ~my_bit()) rt.flags[p] |= kOtherWritten;
 }
 
+constexpr uint64_t kMigrating = 1ull << 62;  // in the home word while a migration decides
+
+// The home as the directory says now (waiting out a migration in flight);
+// -1 if unclaimed.
+int dir_home(uint64_t p) {
+  uint64_t v = 0;
+  spin_until([&] { return !((v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p))) & kMigrating); });
+  return v == 0 ? -1 : (int)(v - 1);
+}
+
+// This rank is no longer the home of p: drop the page (its slot is stale).
+void lose_home(uint64_t p) {
+  if (rt.home[p] != rt.rank) return;
+  if (rt.state[p] != kNone) vm_protect(p, 1, kNone);
+  rt.state[p] = kNone;
+  rt.home[p] = -1;
+}
+
+// Apply the notices of homes other ranks took from this one.
+void process_lost_homes() {
+  if (!rt.cfg.migrate) return;
+  Transport& tp = rt.tp;
+  const uint64_t count = tp.load(rt.rank, Seg::Meta, rt.meta.lost);
+  if (count - rt.lost_consumed > kLostMax) {
+    // The mailbox overflowed: check every page this rank homes.
+    for (uint64_t p = 0; p < rt.npages; p++)
+      if (rt.home[p] == rt.rank && dir_home(p) != rt.rank) lose_home(p);
+    rt.lost_consumed = count;
+    return;
+  }
+  while (rt.lost_consumed < count) {
+    const uint64_t off = rt.meta.lost + 8 + (rt.lost_consumed % kLostMax) * 8;
+    uint64_t e = tp.load(rt.rank, Seg::Meta, off);
+    if (e == 0) break;  // announced, not written yet: the next acquire takes it
+    tp.store(rt.rank, Seg::Meta, off, 0);
+    lose_home(e - 1);
+    rt.lost_consumed++;
+  }
+}
+
+// Take the home of dirty page p if this rank is its only writer.  On
+// success the page is this rank's home copy (already holding its writes).
+bool try_migrate(uint64_t p) {
+  Transport& tp = rt.tp;
+  const int old_home = rt.home[p];
+  const uint64_t cur = (uint64_t)old_home + 1, me = (uint64_t)rt.rank + 1;
+  if (tp.cas(dir_rank(p), Seg::Meta, dir_off(p), cur, me | kMigrating) != cur) return false;
+  uint64_t w = tp.load(dir_rank(p), Seg::Meta, dir_off(p) + 8);
+  if (w != my_bit()) {
+    tp.store(dir_rank(p), Seg::Meta, dir_off(p), cur);
+    rt.flags[p] |= kOtherWritten;
+    return false;
+  }
+  tp.store(dir_rank(p), Seg::Meta, dir_off(p), me);
+  // Tell the old home; a full mailbox is detected there by its count.
+  uint64_t idx = tp.fetch_add(old_home, Seg::Meta, rt.meta.lost, 1);
+  tp.store(old_home, Seg::Meta, rt.meta.lost + 8 + (idx % kLostMax) * 8, p + 1);
+  rt.home[p] = (int16_t)rt.rank;
+  rt.st.s.migrations++;
+  return true;
+}
+
 // Apply f(first, count) to maximal runs of consecutive page numbers in a
 // sorted list.
 template <class F>
@@ -118,8 +180,14 @@ uint64_t dir_off(uint64_t p) { return rt.meta.dir + (p / (uint64_t)rt.nranks) * 
 
 int proto_home(uint64_t p, bool claim) {
   int h = rt.home[p];
-  if (h >= 0) return h;
+  // With migration a cached home may be stale: a page about to be fetched
+  // asks the directory again (this rank's own homes it learns by mailbox).
+  if (h >= 0 && !(rt.cfg.migrate && h != rt.rank && rt.state[p] == kNone)) return h;
   uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p));
+  if (v & kMigrating) {
+    int d = dir_home(p);
+    v = d < 0 ? 0 : (uint64_t)d + 1;
+  }
   if (v == 0 && claim) {
     // The slot holds nothing valid (the page is not cached here), so it can
     // be zeroed before it is offered as the home copy.
@@ -164,6 +232,17 @@ void proto_make_writable(uint64_t p) {
   int h = proto_home(p, true);
   if (h != rt.rank && rt.state[p] == kNone) proto_make_readable(p);
   register_writer(p);
+  if (rt.cfg.migrate) {
+    // Registered: a migration in flight either saw this rank and gave up, or
+    // is committed; the home read now is where this rank's diffs must go.
+    int now_home = dir_home(p);
+    if (now_home != h) {
+      if (h == rt.rank) lose_home(p);
+      rt.home[p] = (int16_t)now_home;
+      h = now_home;
+      if (rt.state[p] == kNone) proto_make_readable(p);
+    }
+  }
   if (h != rt.rank) {
     std::memcpy(rt.twins + p * kPage, slot(p), kPage);
     rt.dirty.push_back((uint32_t)p);
@@ -200,6 +279,13 @@ void proto_release() {
   }
   double t0 = stat_now();
   std::sort(rt.dirty.begin(), rt.dirty.end());
+  if (rt.cfg.migrate) {
+    // Pages that become this rank's home need no diff and stay writable.
+    size_t keep = 0;
+    for (uint32_t p : rt.dirty)
+      if ((rt.flags[p] & kOtherWritten) || !try_migrate(p)) rt.dirty[keep++] = p;
+    rt.dirty.resize(keep);
+  }
   for (uint32_t p : rt.dirty) {
     PutCtx ctx{rt.home[p], (uint64_t)p * kPage};
     size_t bytes = diff_runs(rt.twins + ctx.off, slot(p), kPage, put_run, &ctx);
@@ -218,6 +304,7 @@ void proto_release() {
 
 void proto_acquire() {
   rt.tp.sync_local();
+  process_lost_homes();
   check_invariants();
   if (rt.cached.empty()) return;
   static std::vector<uint32_t> drop, check;
@@ -269,6 +356,13 @@ void proto_before_atomic(uint64_t p) {
     rt.state[p] = kNone;
   }
   register_writer(p);
+  if (rt.cfg.migrate) {
+    int now_home = dir_home(p);
+    if (now_home != h) {
+      if (h == rt.rank) lose_home(p);
+      rt.home[p] = (int16_t)now_home;
+    }
+  }
 }
 
 void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
@@ -285,6 +379,7 @@ void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
 }
 
 void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home) {
+  process_lost_homes();  // notices about the range's old life must not hit its new one
   vm_protect(first, n, kNone);
   const uint64_t N = (uint64_t)rt.nranks;
   uint64_t chunk = (n + N - 1) / N;

@@ -56,10 +56,12 @@ struct MetaLayout {
   uint64_t qnodes;     // this rank's queue node {next, locked} for every lock
   uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
   uint64_t heap;       // the heap table (used on rank 0)
+  uint64_t lost;       // lost-homes mailbox: count, then kLostMax page+1 entries
   uint64_t size;
 };
 constexpr int kBarrierWords = 256;  // 64 dissemination, 64 pair, 64 clock ping, 2 clock pong
 constexpr uint32_t kHeapMax = 16384;  // allocated blocks at once
+constexpr uint64_t kLostMax = 4096;   // lost-home notices a rank holds before it rechecks all
 
 struct Stats {
   loom_stats_t s{};
@@ -94,6 +96,7 @@ struct Runtime {
   std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
   bool barrier_pending = false;
   uint64_t clock_seq = 0;            // ping-pong sequence numbers used so far
+  uint64_t lost_consumed = 0;        // lost-home notices processed
 
   Stats st;
   const Protocol* proto = nullptr;

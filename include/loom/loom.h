@@ -85,6 +85,7 @@ typedef struct loom_config {
   int log_errors;                   /* log each error once to stderr where detected (LOOM_LOG_ERRORS) */
   int64_t clock_skew_ns;            /* testing: add rank * skew to this rank's clock (LOOM_CLOCK_SKEW_NS) */
   int print_config;                 /* rank 0 prints the effective configuration at init (LOOM_PRINT_CONFIG) */
+  int migrate;                      /* move a page's home to its only writer (LOOM_MIGRATE) */
   int transport;                    /* LOOM_TRANSPORT_RMA (one-sided) or LOOM_TRANSPORT_ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */
 } loom_config_t;
 
@@ -182,6 +183,7 @@ typedef struct loom_stats {
   uint64_t twins, diffs, diff_bytes;
   uint64_t invalidations;
   uint64_t barriers, locks, unlocks, atomics;
+  uint64_t migrations;  /* homes this rank took over (LOOM_MIGRATE) */
   double t_fault, t_barrier, t_lock, t_unlock, t_diff, t_poll; /* seconds */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
