@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 #include "harness.hpp"
 
@@ -25,9 +26,11 @@ void run_lock(const Options& o, Report& r);
 void run_barrier_dirty(const Options& o, Report& r);
 void run_remote_rw(const Options& o, Report& r);
 void run_jacobi(const Options& o, Report& r, int n, int sweeps);
+void run_migrate(const Options& o, Report& r, int n, int sweeps);
 
 // Loom lifecycle inside a benchmark program that owns MPI.
 void loom_start(uint32_t unit_pages = 0);
+void loom_start_with(const std::function<void(loom_config_t&)>& change);
 void loom_stop(Report* r = nullptr);  // records the statistics when r is given
 
 inline void ok(loom_status_t s, const char* what) {

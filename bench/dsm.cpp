@@ -16,9 +16,15 @@
 namespace bench {
 
 void loom_start(uint32_t unit_pages) {
+  loom_start_with([&](loom_config_t& c) {
+    if (unit_pages) c.unit_pages = unit_pages;
+  });
+}
+
+void loom_start_with(const std::function<void(loom_config_t&)>& change) {
   loom_config_t cfg;
   OK(loom_config_default(&cfg));
-  if (unit_pages) cfg.unit_pages = unit_pages;
+  change(cfg);
   OK(loom_init(nullptr, nullptr, &cfg));
 }
 
@@ -483,6 +489,55 @@ void run_jacobi(const Options& o, Report& rep, int n, int sweeps) {
                 "speed-up %.2f over 1 rank, %.2f over sequential, %s\n",
                 n, n, sweeps, seq.median, one.median, N, par.median, one.median / par.median,
                 seq.median / par.median, valid ? "result identical" : "RESULT DIFFERS");
+}
+
+// Home migration: Jacobi whose arrays rank 0 initializes alone (so rank 0
+// homes every page and the other rank writes its rows through twins and
+// diffs), against Jacobi whose ranks initialize their own rows; each with
+// LOOM_MIGRATE off and on.  Fresh arrays every sample, so the migrations
+// themselves are inside the timed sweeps.
+void run_migrate(const Options& o, Report& rep, int n, int sweeps) {
+  const int me = rank(), N = nranks();
+  const int r0 = (int)((long)n * me / N), r1 = (int)((long)n * (me + 1) / N);
+  for (int rank0_init : {0, 1}) {
+    double off = 0;
+    for (int mig : {0, 1}) {
+      loom_start_with([&](loom_config_t& c) { c.migrate = mig; });
+      Summary s = measure(o, [&] {
+        double *a = nullptr, *b = nullptr;
+        OK(loom_alloc_collective((size_t)n * n * sizeof(double), (void**)&a));
+        OK(loom_alloc_collective((size_t)n * n * sizeof(double), (void**)&b));
+        if (rank0_init) {
+          if (me == 0) init_rows(a, b, n, 0, n);
+        } else {
+          init_rows(a, b, n, r0, r1);
+        }
+        OK(loom_barrier());
+        double t0 = MPI_Wtime();
+        double *x = a, *y = b;
+        for (int k = 0; k < sweeps; k++) {
+          sweep(x, y, n, r0, r1);
+          OK(loom_barrier());
+          std::swap(x, y);
+        }
+        double t = MPI_Wtime() - t0;
+        OK(loom_free_collective(b));
+        OK(loom_free_collective(a));
+        return t;
+      });
+      loom_stats_t st;
+      OK(loom_stats_get(&st));
+      Result r{rank0_init ? "jacobi_rank0_initializes" : "jacobi_ranks_initialize_own_rows",
+               {{"n", (double)n}, {"sweeps", (double)sweeps}, {"migrate", (double)mig}}, "s", s, {}, {}, {}};
+      double migs = (double)st.migrations, all = 0;
+      MPI_Allreduce(&migs, &all, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      r.extra["migrations_all_samples"] = all;
+      if (mig) r.extra["speedup_from_migration"] = off / s.median;
+      else off = s.median;
+      rep.add(r);
+      loom_stop(nullptr);
+    }
+  }
 }
 
 }  // namespace bench

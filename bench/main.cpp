@@ -6,7 +6,7 @@
 // commands:
 //   comm:  pingpong bw rma barrier
 //   time:  clock collectives
-//   dsm:   pagefetch fault diff lock barrier_dirty remote_rw jacobi
+//   dsm:   pagefetch fault diff lock barrier_dirty remote_rw jacobi migrate
 //   groups: comm, time, dsm, all
 #include <cstring>
 #include <string>
@@ -27,7 +27,7 @@ const Command kCommands[] = {
     {"pingpong", "comm", 2},     {"bw", "comm", 2},       {"rma", "comm", 2},      {"barrier", "comm", 2},
     {"clock", "time", 2},        {"collectives", "time", 2}, {"pagefetch", "dsm", 2}, {"fault", "dsm", 2},
     {"diff", "dsm", 1},          {"lock", "dsm", 2},      {"barrier_dirty", "dsm", 2}, {"remote_rw", "dsm", 2},
-    {"jacobi", "dsm", 1},
+    {"jacobi", "dsm", 1},        {"migrate", "dsm", 2},
 };
 
 void usage() {
@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
     else if (cmd == "barrier_dirty") run_barrier_dirty(o, rep);
     else if (cmd == "remote_rw") run_remote_rw(o, rep);
     else if (cmd == "jacobi") run_jacobi(o, rep, o.tiny ? 256 : n, o.tiny ? 5 : sweeps);
+    else if (cmd == "migrate") run_migrate(o, rep, o.tiny ? 256 : n, o.tiny ? 5 : sweeps);
   }
   rep.finish(o, nranks());
   MPI_Finalize();

@@ -121,6 +121,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.held.assign(rt.cfg.locks, 0);
   rt.barrier_epoch = 0;
   rt.lost_consumed = 0;
+  rt.migrate_candidates.clear();
   rt.pair_count.assign(rt.nranks, 0);
   rt.pending_group.clear();
   rt.barrier_pending = false;
@@ -155,6 +156,10 @@ Status barrier() {
   double t0 = stat_now();
   rt.proto->release();
   sync_barrier_raw();
+  if (rt.cfg.migrate) {  // every rank is quiescent until the second barrier
+    rt.proto->migrate_window();
+    sync_barrier_raw();
+  }
   rt.proto->acquire();
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;

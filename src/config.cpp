@@ -179,7 +179,7 @@ const Setting kSettings[] = {
     {"LOOM_HOME", "first-touch", "home placement: first-touch, cyclic or block", p_home, w_home},
     {"LOOM_LOCKS", "1024", "number of lock ids", p_locks, w_locks},
     {"LOOM_LOCAL_MAP", "1", "map peers on the same host directly; 0 treats every peer as remote (MPI windows)", p_map, w_map},
-    {"LOOM_MIGRATE", "0", "move a page's home to the rank that is its only writer (at that rank's release)", p_migrate,
+    {"LOOM_MIGRATE", "0", "at barriers, move a page's home to a rank that wrote it since the last one (once per page)", p_migrate,
      w_migrate},
     {"LOOM_TRANSPORT", "rma", "rma: one-sided (direct mapping on a host, MPI RMA between hosts); async: two-sided "
      "requests served by a protocol thread on every rank", p_transport, w_transport},

@@ -20,6 +20,18 @@
 //
 // Homes: the directory entry {home+1, writer mask} of page p lives on rank
 // p mod N.  First touch claims the home by compare-and-swap (ARDMAR).
+//
+// Home migration (LOOM_MIGRATE=1), at barriers only: between the release
+// and the acquire of a barrier every rank is quiescent (all diffs are at the
+// homes, nobody writes), so a page this rank wrote since the last barrier
+// and whose home is elsewhere can change home safely: CAS the directory's
+// home word to this rank (with a sticky MIGRATED mark: a page moves at most
+// once, so pages two ranks keep writing do not ping-pong), copy the now
+// final home copy into this rank's slot, and post the page to the old home's
+// "lost homes" mailbox, which it reads at the barrier's acquire.  A second
+// raw barrier closes the window.  With migration on, a rank re-reads the
+// directory before fetching a page instead of trusting a home it cached
+// (the forwarding rule).
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -55,15 +67,12 @@ void register_writer(uint64_t p) {
   if (old & ~my_bit()) rt.flags[p] |= kOtherWritten;
 }
 
-constexpr uint64_t kMigrating = 1ull << 62;  // in the home word while a migration decides
+constexpr uint64_t kMigrated = 1ull << 62;  // sticky mark in the home word: this page moved once
 
-// The home as the directory says now (waiting out a migration in flight);
-// -1 if unclaimed.
-int dir_home(uint64_t p) {
-  uint64_t v = 0;
-  spin_until([&] { return !((v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p))) & kMigrating); });
-  return v == 0 ? -1 : (int)(v - 1);
-}
+int home_in_word(uint64_t v) { return (v & ~kMigrated) == 0 ? -1 : (int)((v & ~kMigrated) - 1); }
+
+// The home as the directory says now; -1 if unclaimed.
+int dir_home(uint64_t p) { return home_in_word(rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p))); }
 
 // This rank is no longer the home of p: drop the page (its slot is stale).
 void lose_home(uint64_t p) {
@@ -95,23 +104,20 @@ void process_lost_homes() {
   }
 }
 
-// Take the home of dirty page p if this rank is its only writer.  On
-// success the page is this rank's home copy (already holding its writes).
+// Inside a barrier's quiescent window: take the home of page p (which this
+// rank wrote since the last barrier) unless it moved before.
 bool try_migrate(uint64_t p) {
   Transport& tp = rt.tp;
   const int old_home = rt.home[p];
+  if (old_home < 0 || old_home == rt.rank || !(rt.flags[p] & kAlloc)) return false;
   const uint64_t cur = (uint64_t)old_home + 1, me = (uint64_t)rt.rank + 1;
-  if (tp.cas(dir_rank(p), Seg::Meta, dir_off(p), cur, me | kMigrating) != cur) return false;
-  uint64_t w = tp.load(dir_rank(p), Seg::Meta, dir_off(p) + 8);
-  if (w != my_bit()) {
-    tp.store(dir_rank(p), Seg::Meta, dir_off(p), cur);
-    rt.flags[p] |= kOtherWritten;
-    return false;
-  }
-  tp.store(dir_rank(p), Seg::Meta, dir_off(p), me);
-  // Tell the old home; a full mailbox is detected there by its count.
+  if (tp.cas(dir_rank(p), Seg::Meta, dir_off(p), cur, me | kMigrated) != cur) return false;
+  // The old home's copy is final (every diff of the interval is in it), so
+  // it becomes this rank's home copy.
+  tp.get(old_home, Seg::Data, p * kPage, slot(p), kPage);
   uint64_t idx = tp.fetch_add(old_home, Seg::Meta, rt.meta.lost, 1);
   tp.store(old_home, Seg::Meta, rt.meta.lost + 8 + (idx % kLostMax) * 8, p + 1);
+  LOOM_ASSERT(rt.state[p] != kRW);  // released before the window
   rt.home[p] = (int16_t)rt.rank;
   rt.st.s.migrations++;
   return true;
@@ -183,11 +189,7 @@ int proto_home(uint64_t p, bool claim) {
   // With migration a cached home may be stale: a page about to be fetched
   // asks the directory again (this rank's own homes it learns by mailbox).
   if (h >= 0 && !(rt.cfg.migrate && h != rt.rank && rt.state[p] == kNone)) return h;
-  uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p));
-  if (v & kMigrating) {
-    int d = dir_home(p);
-    v = d < 0 ? 0 : (uint64_t)d + 1;
-  }
+  uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)) & ~kMigrated;
   if (v == 0 && claim) {
     // The slot holds nothing valid (the page is not cached here), so it can
     // be zeroed before it is offered as the home copy.
@@ -233,8 +235,8 @@ void proto_make_writable(uint64_t p) {
   if (h != rt.rank && rt.state[p] == kNone) proto_make_readable(p);
   register_writer(p);
   if (rt.cfg.migrate) {
-    // Registered: a migration in flight either saw this rank and gave up, or
-    // is committed; the home read now is where this rank's diffs must go.
+    // A cached home may be stale (the page moved at a barrier): the
+    // directory says where this rank's diffs must go.
     int now_home = dir_home(p);
     if (now_home != h) {
       if (h == rt.rank) lose_home(p);
@@ -279,13 +281,8 @@ void proto_release() {
   }
   double t0 = stat_now();
   std::sort(rt.dirty.begin(), rt.dirty.end());
-  if (rt.cfg.migrate) {
-    // Pages that become this rank's home need no diff and stay writable.
-    size_t keep = 0;
-    for (uint32_t p : rt.dirty)
-      if ((rt.flags[p] & kOtherWritten) || !try_migrate(p)) rt.dirty[keep++] = p;
-    rt.dirty.resize(keep);
-  }
+  if (rt.cfg.migrate)  // candidates for the next barrier's migration window
+    rt.migrate_candidates.insert(rt.migrate_candidates.end(), rt.dirty.begin(), rt.dirty.end());
   for (uint32_t p : rt.dirty) {
     PutCtx ctx{rt.home[p], (uint64_t)p * kPage};
     size_t bytes = diff_runs(rt.twins + ctx.off, slot(p), kPage, put_run, &ctx);
@@ -346,6 +343,16 @@ void proto_acquire() {
   });
   rt.st.s.invalidations += drop.size();
   check_invariants();
+}
+
+void proto_migrate_window() {
+  if (!rt.cfg.migrate) return;
+  std::sort(rt.migrate_candidates.begin(), rt.migrate_candidates.end());
+  rt.migrate_candidates.erase(std::unique(rt.migrate_candidates.begin(), rt.migrate_candidates.end()),
+                              rt.migrate_candidates.end());
+  for (uint32_t p : rt.migrate_candidates) try_migrate(p);
+  rt.migrate_candidates.clear();
+  rt.tp.flush();
 }
 
 void proto_before_atomic(uint64_t p) {
@@ -413,6 +420,6 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
 
 const Protocol kHlrc = {"hlrc",           proto_fault,         proto_make_readable, proto_make_writable,
                         proto_release,    proto_acquire,       proto_before_atomic, proto_home,
-                        proto_forget_copies, proto_reset_range};
+                        proto_forget_copies, proto_reset_range, proto_migrate_window};
 
 }  // namespace loom

@@ -97,6 +97,7 @@ struct Runtime {
   bool barrier_pending = false;
   uint64_t clock_seq = 0;            // ping-pong sequence numbers used so far
   uint64_t lost_consumed = 0;        // lost-home notices processed
+  std::vector<uint32_t> migrate_candidates;  // pages released since the last barrier
 
   Stats st;
   const Protocol* proto = nullptr;
@@ -140,6 +141,7 @@ struct Protocol {
   int (*home)(uint64_t page, bool claim);
   void (*forget_copies)(uint64_t first, uint64_t n, bool allocated);
   void (*reset_range)(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home);
+  void (*migrate_window)();  // inside a barrier, every rank quiescent (LOOM_MIGRATE)
 };
 extern const Protocol kHlrc;
 
@@ -156,6 +158,7 @@ void proto_acquire();   // invalidate copies others may have written
 void proto_forget_copies(uint64_t first, uint64_t n, bool allocated);
 // Forget every local and directory fact about pages [first, first+n) and
 // give them homes by `policy` (collective: every rank calls).
+void proto_migrate_window();
 void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home);
 void proto_before_atomic(uint64_t page);
 uint64_t dir_rank(uint64_t page);

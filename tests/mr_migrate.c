@@ -1,7 +1,8 @@
-/* Home migration (LOOM_MIGRATE=1, set by ctest): a page rank 0 homes and
- * only one other rank writes moves its home to that writer, every rank agrees
- * on the new home, and the data stays right; pages several ranks write keep
- * their home; when ranks race to write (and so to claim) the same pages,
+/* Home migration (LOOM_MIGRATE=1, set by ctest): at a barrier, a page rank 0
+ * homes and another rank wrote moves its home to that writer, every rank
+ * agrees on the new home, and the data stays right; a page several ranks
+ * wrote moves to one of them; a page moves only once (later writers do not
+ * pull it back); when ranks race to write (and so to claim) the same pages,
  * nothing any of them wrote is lost, over many rounds. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,22 +18,22 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_alloc_collective_at((size_t)P * 4096, 0, (void**)&a));
 
   /* 1. Rank n-1 alone writes pages 0..7: they move to it.  Pages 8..15 are
-   * written by every rank: they stay on rank 0. */
+   * written by every rank: each moves to one of the writers other than 0. */
   if (r == n - 1)
     for (int p = 0; p < 8; p++) a[p * 512 + 1] = 100 + (uint64_t)p;
   for (int p = 8; p < P; p++) a[p * 512 + 8 + r] = 1000 + (uint64_t)(p * 10 + r);
-  /* Every writer has registered (at its write fault) before anyone releases;
-   * otherwise an early releaser is, for a moment, the only writer and may
-   * rightly take a page over (part 3 covers that). */
-  MPI_Barrier(MPI_COMM_WORLD);
   CHECK_OK(loom_barrier());
-  int bad = 0;
+  int bad = 0, homes[16], h0[16];
   for (int p = 0; p < P; p++) {
-    int h = -2;
-    CHECK_OK(loom_home_of(a + p * 512, &h));
-    bad += h != (p < 8 ? n - 1 : 0);
+    CHECK_OK(loom_home_of(a + p * 512, &homes[p]));
+    bad += p < 8 ? homes[p] != n - 1 : (homes[p] < 1 || homes[p] >= n);
+    h0[p] = homes[p];
   }
   CHECK(bad == 0);
+  MPI_Bcast(h0, P, MPI_INT, 0, MPI_COMM_WORLD);
+  bad = 0;
+  for (int p = 0; p < P; p++) bad += homes[p] != h0[p];
+  CHECK(bad == 0); /* every rank agrees */
   bad = 0;
   for (int p = 0; p < 8; p++) bad += a[p * 512 + 1] != 100 + (uint64_t)p;
   for (int p = 8; p < P; p++)
@@ -40,7 +41,23 @@ int main(int argc, char** argv) {
   CHECK(bad == 0);
   loom_stats_t st;
   CHECK_OK(loom_stats_get(&st));
-  if (r == n - 1) CHECK(st.migrations == 8);
+  long mine = (long)st.migrations, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(all == P); /* each page moved exactly once */
+  CHECK_OK(loom_barrier());
+
+  /* 1b. The old home writes the moved pages: they do not move back. */
+  if (r == 0)
+    for (int p = 0; p < P; p++) a[p * 512 + 3] = 7 + (uint64_t)p;
+  CHECK_OK(loom_barrier());
+  bad = 0;
+  for (int p = 0; p < P; p++) {
+    int h = -2;
+    CHECK_OK(loom_home_of(a + p * 512, &h));
+    bad += h != h0[p];
+    bad += a[p * 512 + 3] != 7 + (uint64_t)p;
+  }
+  CHECK(bad == 0);
   CHECK_OK(loom_barrier());
 
   /* 2. The new home keeps writing, the old home and the others read. */
@@ -80,7 +97,6 @@ int main(int argc, char** argv) {
         if (latest[q]) bad += b[p * 512 + 16 + q] != latest[q] * 1000 + (uint64_t)p;
     CHECK(bad == 0);
     /* Every rank sees the same home for every page. */
-    int homes[16], h0[16];
     for (int p = 0; p < P; p++) CHECK_OK(loom_home_of(b + p * 512, &homes[p]));
     for (int p = 0; p < P; p++) h0[p] = homes[p];
     MPI_Bcast(h0, P, MPI_INT, 0, MPI_COMM_WORLD);

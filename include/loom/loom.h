@@ -85,7 +85,7 @@ typedef struct loom_config {
   int log_errors;                   /* log each error once to stderr where detected (LOOM_LOG_ERRORS) */
   int64_t clock_skew_ns;            /* testing: add rank * skew to this rank's clock (LOOM_CLOCK_SKEW_NS) */
   int print_config;                 /* rank 0 prints the effective configuration at init (LOOM_PRINT_CONFIG) */
-  int migrate;                      /* move a page's home to its only writer (LOOM_MIGRATE) */
+  int migrate;                      /* at barriers, move a page's home to a rank that wrote it (once per page) (LOOM_MIGRATE) */
   int transport;                    /* LOOM_TRANSPORT_RMA (one-sided) or LOOM_TRANSPORT_ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */
 } loom_config_t;
 
