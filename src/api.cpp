@@ -122,6 +122,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.barrier_epoch = 0;
   rt.lost_consumed = 0;
   rt.migrate_candidates.clear();
+  rt.migrate_count.assign(rt.cfg.migrate ? rt.npages : 0, 0);
   rt.pair_count.assign(rt.nranks, 0);
   rt.pending_group.clear();
   rt.barrier_pending = false;

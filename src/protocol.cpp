@@ -23,15 +23,16 @@
 //
 // Home migration (LOOM_MIGRATE=1), at barriers only: between the release
 // and the acquire of a barrier every rank is quiescent (all diffs are at the
-// homes, nobody writes), so a page this rank wrote since the last barrier
-// and whose home is elsewhere can change home safely: CAS the directory's
-// home word to this rank (with a sticky MIGRATED mark: a page moves at most
-// once, so pages two ranks keep writing do not ping-pong), copy the now
-// final home copy into this rank's slot, and post the page to the old home's
-// "lost homes" mailbox, which it reads at the barrier's acquire.  A second
-// raw barrier closes the window.  With migration on, a rank re-reads the
-// directory before fetching a page instead of trusting a home it cached
-// (the forwarding rule).
+// homes, nobody writes), so a page homed elsewhere that this rank wrote in
+// kMigrateAfter intervals (one stray write, such as a boundary set once,
+// must not move a page) can change home safely: CAS the
+// directory's home word to this rank with a sticky MIGRATED mark (a page
+// moves at most once, so pages two ranks keep writing do not ping-pong),
+// copy the now final home copy into this rank's slot, and post the page to
+// the old home's "lost homes" mailbox, which it reads at the barrier's
+// acquire.  A second raw barrier closes the window.  With migration on, a
+// rank re-reads the directory before fetching a page instead of trusting a
+// home it cached (the forwarding rule).
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -347,11 +348,16 @@ void proto_acquire() {
 
 void proto_migrate_window() {
   if (!rt.cfg.migrate) return;
-  std::sort(rt.migrate_candidates.begin(), rt.migrate_candidates.end());
-  rt.migrate_candidates.erase(std::unique(rt.migrate_candidates.begin(), rt.migrate_candidates.end()),
-                              rt.migrate_candidates.end());
-  for (uint32_t p : rt.migrate_candidates) try_migrate(p);
-  rt.migrate_candidates.clear();
+  std::vector<uint32_t>& now = rt.migrate_candidates;
+  std::sort(now.begin(), now.end());
+  now.erase(std::unique(now.begin(), now.end()), now.end());
+  // A page moves once this rank has written it in kMigrateAfter barrier
+  // intervals (not necessarily in a row: double-buffered arrays are written
+  // every other interval), so that one stray write, such as a boundary set
+  // once or an initialization, does not take a home from its real writer.
+  for (uint32_t p : now)
+    if (rt.migrate_count[p] < kMigrateAfter && ++rt.migrate_count[p] == kMigrateAfter) try_migrate(p);
+  now.clear();
   rt.tp.flush();
 }
 

@@ -61,7 +61,8 @@ struct MetaLayout {
 };
 constexpr int kBarrierWords = 256;  // 64 dissemination, 64 pair, 64 clock ping, 2 clock pong
 constexpr uint32_t kHeapMax = 16384;  // allocated blocks at once
-constexpr uint64_t kLostMax = 4096;   // lost-home notices a rank holds before it rechecks all
+constexpr uint64_t kLostMax = 4096;
+constexpr uint8_t kMigrateAfter = 2;  // intervals a rank writes a page before it takes the home   // lost-home notices a rank holds before it rechecks all
 
 struct Stats {
   loom_stats_t s{};
@@ -98,6 +99,7 @@ struct Runtime {
   uint64_t clock_seq = 0;            // ping-pong sequence numbers used so far
   uint64_t lost_consumed = 0;        // lost-home notices processed
   std::vector<uint32_t> migrate_candidates;  // pages released since the last barrier
+  std::vector<uint8_t> migrate_count;        // barrier intervals in which this rank wrote the page
 
   Stats st;
   const Protocol* proto = nullptr;

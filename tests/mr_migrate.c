@@ -19,11 +19,24 @@ int main(int argc, char** argv) {
 
   /* 1. Rank n-1 alone writes pages 0..7: they move to it.  Pages 8..15 are
    * written by every rank: each moves to one of the writers other than 0. */
-  if (r == n - 1)
-    for (int p = 0; p < 8; p++) a[p * 512 + 1] = 100 + (uint64_t)p;
-  for (int p = 8; p < P; p++) a[p * 512 + 8 + r] = 1000 + (uint64_t)(p * 10 + r);
-  CHECK_OK(loom_barrier());
   int bad = 0, homes[16], h0[16];
+  /* One interval of writes moves nothing (a stray write must not move a
+   * page); the second does. */
+  for (int interval = 1; interval <= 2; interval++) {
+    if (r == n - 1)
+      for (int p = 0; p < 8; p++) a[p * 512 + 1] = 100 + (uint64_t)p;
+    for (int p = 8; p < P; p++) a[p * 512 + 8 + r] = 1000 + (uint64_t)(p * 10 + r);
+    CHECK_OK(loom_barrier());
+    if (interval == 1) {
+      bad = 0;
+      for (int p = 0; p < P; p++) {
+        CHECK_OK(loom_home_of(a + p * 512, &homes[p]));
+        bad += homes[p] != 0;
+      }
+      CHECK(bad == 0);
+      MPI_Barrier(MPI_COMM_WORLD); /* all have looked; not a Loom interval */
+    }
+  }
   for (int p = 0; p < P; p++) {
     CHECK_OK(loom_home_of(a + p * 512, &homes[p]));
     bad += p < 8 ? homes[p] != n - 1 : (homes[p] < 1 || homes[p] >= n);
@@ -46,10 +59,13 @@ int main(int argc, char** argv) {
   CHECK(all == P); /* each page moved exactly once */
   CHECK_OK(loom_barrier());
 
-  /* 1b. The old home writes the moved pages: they do not move back. */
-  if (r == 0)
-    for (int p = 0; p < P; p++) a[p * 512 + 3] = 7 + (uint64_t)p;
-  CHECK_OK(loom_barrier());
+  /* 1b. The old home writes the moved pages, twice in a row: they do not
+   * move back. */
+  for (int interval = 0; interval < 2; interval++) {
+    if (r == 0)
+      for (int p = 0; p < P; p++) a[p * 512 + 3] = 7 + (uint64_t)p;
+    CHECK_OK(loom_barrier());
+  }
   bad = 0;
   for (int p = 0; p < P; p++) {
     int h = -2;
