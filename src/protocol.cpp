@@ -385,6 +385,7 @@ void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
       vm_protect(p, 1, kNone);
       rt.state[p] = kNone;
     }
+    if (!rt.migrate_count.empty()) rt.migrate_count[p] = 0;
     if (allocated) rt.flags[p] |= kAlloc | kSingle;
     else rt.flags[p] &= (uint8_t)~(kAlloc | kSingle);
     rt.heap_checked[p] = ~0u;  // unknown: the next check reads the table
@@ -407,6 +408,7 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
       }
     rt.state[p] = kNone;
     rt.flags[p] = (uint8_t)((rt.flags[p] & kListed) | (allocated ? kAlloc : 0));  // collective: not kSingle
+    if (!rt.migrate_count.empty()) rt.migrate_count[p] = 0;
     rt.home[p] = (int16_t)h;
     if (dir_rank(p) == (uint64_t)rt.rank) {
       rt.tp.store(rt.rank, Seg::Meta, dir_off(p), (uint64_t)(h + 1));
