@@ -402,6 +402,17 @@ loom_status_t loom_barrier_subset(const int* ranks, int n) {
   return ret(barrier_wait("loom_barrier_subset"));
 }
 
+loom_status_t loom_poll(void) {
+  REQUIRE_INIT();
+  double t0 = stat_now();
+  if (!rt.tp.all_direct()) {
+    int flag = 0;  // entering the MPI progress engine serves RMA aimed at this rank
+    MPI_Iprobe(MPI_ANY_SOURCE, 0x4c50, rt.tp.comm(), &flag, MPI_STATUS_IGNORE);
+  }
+  rt.st.s.t_poll += stat_now() - t0;
+  return LOOM_OK;
+}
+
 loom_status_t loom_lock(uint32_t id) {
   REQUIRE_INIT();
   Status s = check_lock(id, "loom_lock");

@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_barrier_subset(&r, 1));
   CHECK_OK(loom_barrier());
 
+  CHECK_OK(loom_poll());
+
   /* 4. Misuse. */
   CHECK_ERR(loom_barrier_wait(), LOOM_ERR_BUSY);
   CHECK_OK(loom_barrier_arrive(NULL, 0));

@@ -43,6 +43,7 @@ static void before_init(void) {
   CHECK(loom_rank() == -1);
   CHECK(loom_nranks() == 0);
   CHECK_ERR(loom_barrier(), LOOM_ERR_NOT_INITIALIZED);
+  CHECK_ERR(loom_poll(), LOOM_ERR_NOT_INITIALIZED);
   CHECK(last_error_has("before loom_init"));
   CHECK_ERR(loom_alloc(64, &out), LOOM_ERR_NOT_INITIALIZED);
   CHECK_ERR(loom_alloc_collective(64, &out), LOOM_ERR_NOT_INITIALIZED);

@@ -150,6 +150,13 @@ LOOM_API loom_status_t loom_barrier_wait(void);
 /* A barrier over a subset of ranks: arrive then wait. */
 LOOM_API loom_status_t loom_barrier_subset(const int *ranks, int n);
 
+/* Let the runtime serve protocol requests aimed at this rank now (SCASH's
+ * polling): with MPI peers and no progress thread, a rank that computes
+ * for long without calling Loom or MPI delays others' page fetches and
+ * diffs until it calls in; loom_poll is a cheap way to call in.  Direct
+ * peers never need it.  The time is accounted as polling. */
+LOOM_API loom_status_t loom_poll(void);
+
 /* Locks 0 .. cfg.locks-1: FIFO queue locks.  loom_lock is an acquire,
  * loom_unlock a release. */
 LOOM_API loom_status_t loom_lock(uint32_t id);
