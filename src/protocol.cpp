@@ -105,6 +105,19 @@ void process_lost_homes() {
   }
 }
 
+// With migration, a cached home may be stale (the page moved at a barrier):
+// the directory says where this rank's writes must go.  Returns true (and
+// updates *h) when the home changed.
+bool refresh_home(uint64_t p, int* h) {
+  if (!rt.cfg.migrate) return false;
+  int now_home = dir_home(p);
+  if (now_home == *h) return false;
+  if (*h == rt.rank) lose_home(p);
+  rt.home[p] = (int16_t)now_home;
+  *h = now_home;
+  return true;
+}
+
 // Inside a barrier's quiescent window: take the home of page p (which this
 // rank wrote since the last barrier) unless it moved before.
 bool try_migrate(uint64_t p) {
@@ -235,17 +248,7 @@ void proto_make_writable(uint64_t p) {
   int h = proto_home(p, true);
   if (h != rt.rank && rt.state[p] == kNone) proto_make_readable(p);
   register_writer(p);
-  if (rt.cfg.migrate) {
-    // A cached home may be stale (the page moved at a barrier): the
-    // directory says where this rank's diffs must go.
-    int now_home = dir_home(p);
-    if (now_home != h) {
-      if (h == rt.rank) lose_home(p);
-      rt.home[p] = (int16_t)now_home;
-      h = now_home;
-      if (rt.state[p] == kNone) proto_make_readable(p);
-    }
-  }
+  if (refresh_home(p, &h) && rt.state[p] == kNone) proto_make_readable(p);
   if (h != rt.rank) {
     std::memcpy(rt.twins + p * kPage, slot(p), kPage);
     rt.dirty.push_back((uint32_t)p);
@@ -369,13 +372,7 @@ void proto_before_atomic(uint64_t p) {
     rt.state[p] = kNone;
   }
   register_writer(p);
-  if (rt.cfg.migrate) {
-    int now_home = dir_home(p);
-    if (now_home != h) {
-      if (h == rt.rank) lose_home(p);
-      rt.home[p] = (int16_t)now_home;
-    }
-  }
+  refresh_home(p, &h);
 }
 
 void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
