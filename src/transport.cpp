@@ -580,9 +580,7 @@ void Transport::serve() {
       }
       const long t = mono_ns();
       if (!idle_since) idle_since = t;
-      if (t - idle_since < kYieldWindowNs && t < ban_until && getenv("TMP_BANSPIN")) {
-        relax();
-      } else if (t - idle_since < kYieldWindowNs && t >= ban_until) {
+      if (t - idle_since < kYieldWindowNs && t >= ban_until) {
         if (short_slice) short_slice = set_slice(0);  // a short slice would make yields no-ops
         sched_yield();
         const long back = mono_ns();
