@@ -104,7 +104,8 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.size = rt.cfg.mem_size;
   rt.npages = rt.size / kPage;
   compute_layout();
-  TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread, rt.cfg.transport};
+  TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread, rt.cfg.transport,
+                      rt.cfg.spin};
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
   void* tw = mmap(nullptr, rt.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
