@@ -40,24 +40,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nas_random.h"
 #include "par.h"
 
 #define CHUNK 512 /* rows per reduction chunk: one page of doubles */
 #define CGITMAX 25
 #define RCOND 0.1
 
-/* ---------------------------------------------------------------- randlc */
-/* NPB's linear congruential generator x <- a*x mod 2^46, returning x/2^46.
- * Computed in exact integer arithmetic (as NPB's double version is exact). */
-static double randlc(double* x, double a) {
-  const uint64_t m23 = (1ULL << 23) - 1, m46 = (1ULL << 46) - 1;
-  uint64_t xi = (uint64_t)*x, ai = (uint64_t)a;
-  uint64_t a1 = ai >> 23, a2 = ai & m23, x1 = xi >> 23, x2 = xi & m23;
-  uint64_t t1 = (a1 * x2 + a2 * x1) & m23;
-  xi = ((t1 << 23) + a2 * x2) & m46;
-  *x = (double)xi;
-  return 0x1p-46 * (double)xi;
-}
 
 /* ----------------------------------------------------------------- makea */
 /* All arrays below are 1-based, as in NPB. */

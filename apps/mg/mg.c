@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nas_random.h"
 #include "par.h"
 
 #define LMAX 12
@@ -52,17 +53,6 @@
 static const double A0 = -8.0 / 3.0, A2 = 1.0 / 6.0, A3 = 1.0 / 12.0; /* a[1] = 0 */
 static const double C0 = -3.0 / 8.0, C1 = 1.0 / 32.0, C2 = -1.0 / 64.0; /* c[3] = 0 */
 
-/* ---------------------------------------------------------------- randlc */
-/* NPB's x <- a*x mod 2^46, returning x/2^46, in exact integer arithmetic. */
-static double randlc(double* x, double a) {
-  const uint64_t m23 = (1ULL << 23) - 1, m46 = (1ULL << 46) - 1;
-  uint64_t xi = (uint64_t)*x, ai = (uint64_t)a;
-  uint64_t a1 = ai >> 23, a2 = ai & m23, x1 = xi >> 23, x2 = xi & m23;
-  uint64_t t1 = (a1 * x2 + a2 * x1) & m23;
-  xi = ((t1 << 23) + a2 * x2) & m46;
-  *x = (double)xi;
-  return 0x1p-46 * (double)xi;
-}
 static void vranlc(int n, double* x, double a, double* y) {
   for (int i = 0; i < n; i++) y[i] = randlc(x, a);
 }
