@@ -69,7 +69,9 @@ void compute_layout() {
   m.dir = align(m.qnodes + (uint64_t)rt.locks_total * 16, 64);
   m.heap = align(m.dir + (rt.npages + N - 1) / N * 16, kPage);
   m.lost = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
-  m.size = align(m.lost + 8 + kLostMax * 8, kPage);
+  m.copyset = align(m.lost + 8 + kLostMax * 8, 64);
+  m.rings = align(m.copyset + rt.npages * 8, 64);
+  m.size = align(m.rings + N * kRingWords * 8, kPage);
 }
 
 Status init(int* argc, char*** argv, const loom_config_t* cfg) {
@@ -96,9 +98,11 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   set_log_rank(rt.rank);
   if (rt.nranks > kMaxRanks)
     return fail(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
-  uint64_t shape[5] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
-                       (uint64_t)rt.cfg.transport};
-  LOOM_TRY(agree(shape, 5, "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP, LOOM_TRANSPORT)"));
+  uint64_t shape[7] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
+                       (uint64_t)rt.cfg.transport, (uint64_t)rt.cfg.protocol, (uint64_t)rt.cfg.migrate};
+  LOOM_TRY(agree(shape, 7,
+                 "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP, LOOM_TRANSPORT, LOOM_PROTOCOL, "
+                 "LOOM_MIGRATE)"));
 
   rt.proto = &kHlrc;
   rt.size = rt.cfg.mem_size;
@@ -124,6 +128,15 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.lost_consumed = 0;
   rt.migrate_candidates.clear();
   rt.migrate_count.assign(rt.cfg.migrate ? rt.npages : 0, 0);
+  rt.mode.assign(rt.npages, (uint8_t)rt.cfg.protocol);
+  rt.home_dirty.clear();
+  rt.update_pages.clear();
+  rt.outbox.assign(rt.nranks, {});
+  rt.ring_sent.assign(rt.nranks, 0);
+  rt.ring_tail.assign(rt.nranks, 0);
+  rt.ring_ovf.assign(rt.nranks, 0);
+  rt.ring_seen.assign(rt.nranks, 0);
+  rt.ring_ovf_seen.assign(rt.nranks, 0);
   rt.pair_count.assign(rt.nranks, 0);
   rt.pending_group.clear();
   rt.barrier_pending = false;
@@ -221,12 +234,14 @@ Status check_lock(uint32_t id, const char* fn) {
   return Status::ok();
 }
 
-Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, void** out) {
+Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, void** out,
+                        loom_protocol_t protocol = rt.cfg.protocol) {
   // Agree first, on everything a rank could reject locally, so that no rank
   // returns early while the others wait in a collective.  A rank whose own
   // arguments are wrong reports that; the others report the disagreement.
-  uint64_t args[4] = {(uint64_t)size, (uint64_t)policy, (uint64_t)(int64_t)home_rank, out != nullptr};
-  Status agreed = agree(args, 4, "loom_alloc_collective (size, policy, home, out != NULL)");
+  uint64_t args[5] = {(uint64_t)size, (uint64_t)policy, (uint64_t)(int64_t)home_rank, out != nullptr,
+                      (uint64_t)protocol};
+  Status agreed = agree(args, 5, "loom_alloc_collective (size, policy, home, out != NULL, protocol)");
   if (!out) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: out is NULL");
   if (!agreed.is_ok()) return agreed;
   if (size == 0) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: size 0");
@@ -234,6 +249,9 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
     return fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
                 size, (unsigned long long)rt.size);
   if ((unsigned)policy > LOOM_HOME_EXPLICIT) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: unknown home policy %d", (int)policy);
+  if ((unsigned)protocol > LOOM_PROTOCOL_ERC_UPDATE)
+    return fail(LOOM_ERR_INVALID, "loom_alloc_collective_protocol: unknown protocol %d (hlrc 0, erc-invalidate 1, erc-update 2)",
+                (int)protocol);
   if (policy == LOOM_HOME_EXPLICIT && (home_rank < 0 || home_rank >= rt.nranks))
     return fail(LOOM_ERR_INVALID, "loom_alloc_collective_at: rank %d is not in 0..%d", home_rank, rt.nranks - 1);
   uint64_t npages = (size + kPage - 1) / kPage;
@@ -249,7 +267,7 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
                         : fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective of %zu bytes: the global memory is full", size);
   rt.proto->release();
   sync_barrier_raw();
-  rt.proto->reset_range(first, npages, true, policy, home_rank);
+  rt.proto->reset_range(first, npages, true, policy, home_rank, protocol);
   sync_barrier_raw();
   *out = rt.base + first * kPage;
   return Status::ok();
@@ -320,6 +338,11 @@ loom_status_t loom_alloc_collective_at(size_t size, int home_rank, void** out) {
   return ret(alloc_collective(size, LOOM_HOME_EXPLICIT, home_rank, out));
 }
 
+loom_status_t loom_alloc_collective_protocol(size_t size, loom_protocol_t protocol, void** out) {
+  REQUIRE_INIT();
+  return ret(alloc_collective(size, rt.cfg.home_policy, -1, out, protocol));
+}
+
 loom_status_t loom_alloc(size_t size, void** out) {
   REQUIRE_INIT();
   if (!out) return ret(fail(LOOM_ERR_INVALID, "loom_alloc: out is NULL"));
@@ -374,7 +397,7 @@ loom_status_t loom_free_collective(void* ptr) {
                         : ret(fail(LOOM_ERR_BAD_POINTER, "loom_free_collective of %p: not a collective block, or already freed", ptr));
   rt.proto->release();
   sync_barrier_raw();
-  rt.proto->reset_range(page, n, false, LOOM_HOME_FIRST_TOUCH, -1);
+  rt.proto->reset_range(page, n, false, LOOM_HOME_FIRST_TOUCH, -1, rt.cfg.protocol);
   sync_barrier_raw();
   return LOOM_OK;
 }
@@ -479,6 +502,7 @@ loom_status_t atomic(const char* fn, uint64_t* addr, AtomicOp op, uint64_t a, ui
     case kLoad: r = rt.tp.load(h, Seg::Data, off); break;
     case kStore: rt.tp.store(h, Seg::Data, off, a); break;
   }
+  if (op != kLoad && (op != kCas || r == a)) rt.proto->after_atomic(page);
   rt.st.s.atomics++;
   if (old) *old = r;
   return LOOM_OK;
@@ -524,6 +548,23 @@ loom_status_t loom_prepare(void* ptr, size_t len, int access) {
     if (access & LOOM_WRITE) rt.proto->make_writable(p);
     else rt.proto->make_readable(p);
   }
+  return LOOM_OK;
+}
+
+loom_status_t loom_update(const void* ptr, size_t len) {
+  REQUIRE_INIT();
+  if (len == 0) return LOOM_OK;
+  uint64_t first = 0, last = 0;
+  Status s = page_of(ptr, "loom_update", &first);
+  if (!s.is_ok()) return s.code();
+  s = page_of((const uint8_t*)ptr + len - 1, "loom_update (end of range)", &last);
+  if (!s.is_ok()) return s.code();
+  for (uint64_t p = first; p <= last; p++)
+    if (!page_live(p))
+      return ret(fail(LOOM_ERR_BAD_POINTER,
+                      "loom_update: page at %p is not in an allocated block (never allocated, or already freed)",
+                      (void*)(rt.base + p * kPage)));
+  for (uint64_t p = first; p <= last; p++) rt.update_pages.push_back((uint32_t)p);
   return LOOM_OK;
 }
 

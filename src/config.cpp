@@ -159,6 +159,20 @@ void w_transport(const loom_config_t* c, char* b, size_t l) {
   std::snprintf(b, l, "%s", c->transport == LOOM_TRANSPORT_ASYNC ? "async" : "rma");
 }
 
+const char* const kProtocolNames[] = {"hlrc", "erc-invalidate", "erc-update"};
+
+Status p_protocol(loom_config_t* c, const char* n, const char* v) {
+  for (int i = 0; i < 3; i++)
+    if (!strcasecmp(v, kProtocolNames[i])) {
+      c->protocol = (loom_protocol_t)i;
+      return Status::ok();
+    }
+  return bad(n, v, "hlrc, erc-invalidate or erc-update");
+}
+void w_protocol(const loom_config_t* c, char* b, size_t l) {
+  std::snprintf(b, l, "%s", (unsigned)c->protocol < 3 ? kProtocolNames[c->protocol] : "?");
+}
+
 Status p_migrate(loom_config_t* c, const char* n, const char* v) {
   if (!parse_bool(v, &c->migrate)) return bad(n, v, "0 or 1");
   return Status::ok();
@@ -179,6 +193,8 @@ const Setting kSettings[] = {
     {"LOOM_HOME", "first-touch", "home placement: first-touch, cyclic or block", p_home, w_home},
     {"LOOM_LOCKS", "1024", "number of lock ids", p_locks, w_locks},
     {"LOOM_LOCAL_MAP", "1", "map peers on the same host directly; 0 treats every peer as remote (MPI windows)", p_map, w_map},
+    {"LOOM_PROTOCOL", "hlrc", "coherence protocol of blocks allocated without one: hlrc (home-based lazy), "
+     "erc-invalidate or erc-update (eager, copy-sets)", p_protocol, w_protocol},
     {"LOOM_MIGRATE", "0", "at barriers, move a page's home to a rank that wrote it since the last one (once per page)", p_migrate,
      w_migrate},
     {"LOOM_TRANSPORT", "rma", "rma: one-sided (direct mapping on a host, MPI RMA between hosts); async: two-sided "
@@ -258,6 +274,8 @@ Status config_validate(const loom_config_t* c) {
   if (c->spin < 0) return fail(LOOM_ERR_CONFIG, "LOOM_SPIN must be >= 0");
   if (c->transport != LOOM_TRANSPORT_RMA && c->transport != LOOM_TRANSPORT_ASYNC)
     return fail(LOOM_ERR_CONFIG, "LOOM_TRANSPORT=%d must be rma (0) or async (1)", c->transport);
+  if ((unsigned)c->protocol > LOOM_PROTOCOL_ERC_UPDATE)
+    return fail(LOOM_ERR_CONFIG, "LOOM_PROTOCOL=%d must be hlrc (0), erc-invalidate (1) or erc-update (2)", (int)c->protocol);
   if (c->progress_thread < -1 || c->progress_thread > 1) return fail(LOOM_ERR_CONFIG, "LOOM_PROGRESS must be auto, 0 or 1");
   return Status::ok();
 }

@@ -45,6 +45,8 @@ enum PageFlag : uint8_t {
   kIWriter = 4,       // sticky: this rank is registered in the writer set
   kListed = 8,        // on the cached list
   kSingle = 16,       // in a block from loom_alloc (may be freed by any rank)
+  kHomeDirty = 32,    // eager protocols: a home page written since the last release (on home_dirty)
+  kInstalled = 64,    // a lazy page a notice brought up to date (refreshed, not dropped, by the next acquire)
 };
 
 // Layout of the Meta segment (identical on every rank).
@@ -57,11 +59,24 @@ struct MetaLayout {
   uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
   uint64_t heap;       // the heap table (used on rank 0)
   uint64_t lost;       // lost-homes mailbox: count, then kLostMax page+1 entries
+  uint64_t copyset;    // eager protocols: per page, the ranks holding a copy (meaningful at the home)
+  uint64_t rings;      // notice rings, one per writer rank: kRingWords words each
   uint64_t size;
 };
 constexpr int kBarrierWords = 256;  // 64 dissemination, 64 pair, 64 clock ping, 2 clock pong
 constexpr uint32_t kHeapMax = 16384;  // allocated blocks at once
 constexpr uint64_t kLostMax = 4096;
+// A notice ring (written by one rank, read by the rank that holds it):
+// word 0 head (entries written, low 48 bits; overflow generation above),
+// word 1 tail (entries consumed), then kRingEntries entries {page << 2 | kind}.
+constexpr uint64_t kRingEntries = 4096;
+constexpr uint64_t kRingWords = 8 + kRingEntries;
+constexpr uint64_t kRingCountMask = (1ull << 48) - 1;
+enum NoticeKind : uint64_t {
+  kNoticeInvalidate = 0,  // drop the copy
+  kNoticeRefresh = 1,     // bring the copy up to date if held
+  kNoticeInstall = 2,     // loom_update: bring it up to date, fetching it if not held
+};
 constexpr uint8_t kMigrateAfter = 2;  // intervals a rank writes a page before it takes the home   // lost-home notices a rank holds before it rechecks all
 
 struct Stats {
@@ -100,6 +115,15 @@ struct Runtime {
   uint64_t lost_consumed = 0;        // lost-home notices processed
   std::vector<uint32_t> migrate_candidates;  // pages released since the last barrier
   std::vector<uint8_t> migrate_count;        // barrier intervals in which this rank wrote the page
+  std::vector<uint8_t> mode;                 // per page: the block's loom_protocol_t
+  std::vector<uint32_t> home_dirty;          // eager: home pages written since the last release
+  std::vector<uint32_t> update_pages;        // loom_update: pages to bring up to date everywhere
+  std::vector<std::vector<uint64_t>> outbox; // notices for each rank, sent at the end of a release
+  std::vector<uint64_t> ring_sent;           // entries written into each rank's ring from this rank
+  std::vector<uint64_t> ring_tail;           // that ring's tail as last read
+  std::vector<uint64_t> ring_ovf;            // overflow generation this rank gave each ring
+  std::vector<uint64_t> ring_seen;           // per writer: {consumed entries, overflow generation seen}
+  std::vector<uint64_t> ring_ovf_seen;
 
   Stats st;
   const Protocol* proto = nullptr;
@@ -142,8 +166,10 @@ struct Protocol {
   void (*before_atomic)(uint64_t page);
   int (*home)(uint64_t page, bool claim);
   void (*forget_copies)(uint64_t first, uint64_t n, bool allocated);
-  void (*reset_range)(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home);
+  void (*reset_range)(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home,
+                      loom_protocol_t protocol);
   void (*migrate_window)();  // inside a barrier, every rank quiescent (LOOM_MIGRATE)
+  void (*after_atomic)(uint64_t page);  // a modifying atomic on the page completed at its home
 };
 extern const Protocol kHlrc;
 
@@ -161,7 +187,9 @@ void proto_forget_copies(uint64_t first, uint64_t n, bool allocated);
 // Forget every local and directory fact about pages [first, first+n) and
 // give them homes by `policy` (collective: every rank calls).
 void proto_migrate_window();
-void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home);
+void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home,
+                       loom_protocol_t protocol);
+void proto_after_atomic(uint64_t page);
 void proto_before_atomic(uint64_t page);
 uint64_t dir_rank(uint64_t page);
 uint64_t dir_off(uint64_t page);

@@ -84,6 +84,7 @@ enum : uint32_t {
   kOpSwap = 9,
   kOpLoads = 10,   // n Meta offsets follow the header; reply n words
   kOpStop = 11,    // from this rank itself at finalize: the thread exits
+  kOpOrRange = 12, // OR b into a words from off; reply one word
 };
 
 }  // namespace
@@ -375,6 +376,23 @@ uint64_t Transport::swap(int r, Seg s, uint64_t off, uint64_t v) {
   if (atomics_direct(r)) return __atomic_exchange_n(word(direct_ptr(r, s, off)), v, __ATOMIC_ACQ_REL);
   if (async_) return rpc_word(r, kOpSwap, s, off, v, 0);
   return mpi_atomic(r, s, off, &v, nullptr, MPI_REPLACE);
+}
+
+void Transport::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits) {
+  if (n == 0) return;
+  if (atomics_direct(r)) {
+    for (size_t i = 0; i < n; i++) __atomic_fetch_or(word(direct_ptr(r, s, off + i * 8)), bits, __ATOMIC_ACQ_REL);
+    return;
+  }
+  if (async_) {
+    rpc_word(r, kOpOrRange, s, off, n, bits);
+    return;
+  }
+  or_buf_.assign(n, bits);
+  MPI_Win w = win(s);
+  check(MPI_Accumulate(or_buf_.data(), (int)n, MPI_UINT64_T, r, (MPI_Aint)off, (int)n, MPI_UINT64_T, MPI_BOR, w),
+        "MPI_Accumulate");
+  check(MPI_Win_flush(r, w), "MPI_Win_flush");
 }
 
 void Transport::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
@@ -672,6 +690,16 @@ void Transport::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
     }
     default:
       break;
+  }
+  if (op == kOpOrRange) {
+    if (a == 0 || a > (1ull << 40)) fatal("async transport: an OR over %llu words from rank %d", (unsigned long long)a, src);
+    inside(seg, off, a * 8);
+    if (off % 8) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)off, src);
+    for (uint64_t i = 0; i < a; i++)
+      __atomic_fetch_or(reinterpret_cast<uint64_t*>(base(seg) + off + i * 8), b, __ATOMIC_ACQ_REL);
+    static const uint64_t done = 1;
+    reply(&done, 8);
+    return;
   }
   inside(seg, off, 8);
   if (off % 8) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)off, src);

@@ -68,6 +68,22 @@ typedef enum loom_home_policy {
 
 enum { LOOM_TRANSPORT_RMA = 0, LOOM_TRANSPORT_ASYNC = 1 };
 
+/* Coherence protocols, chosen for the whole program (LOOM_PROTOCOL) and per
+ * collective allocation (loom_alloc_collective_protocol).
+ *  HLRC: home-based lazy release consistency.  A release puts diffs into the
+ *    homes; an acquire drops every cached page that another rank writes.
+ *  ERC_INVALIDATE: eager release consistency.  Each home keeps the page's
+ *    copy-set; a release sends the diffs to the home and tells every other
+ *    holder of the page to drop it (applied at the holder's next acquire).
+ *  ERC_UPDATE: like ERC_INVALIDATE, but the holders keep a valid read-only
+ *    copy: their next acquire brings the page up to date, so a later read
+ *    does not fault. */
+typedef enum loom_protocol {
+  LOOM_PROTOCOL_HLRC = 0,
+  LOOM_PROTOCOL_ERC_INVALIDATE = 1,
+  LOOM_PROTOCOL_ERC_UPDATE = 2
+} loom_protocol_t;
+
 /* Configuration.  loom_config_default() fills every field from the LOOM_*
  * environment variables (or their defaults); change fields, then pass the
  * struct to loom_init. */
@@ -86,6 +102,7 @@ typedef struct loom_config {
   int64_t clock_skew_ns;            /* testing: add rank * skew to this rank's clock (LOOM_CLOCK_SKEW_NS) */
   int print_config;                 /* rank 0 prints the effective configuration at init (LOOM_PRINT_CONFIG) */
   int migrate;                      /* at barriers, move a page's home to a rank that wrote it (once per page) (LOOM_MIGRATE) */
+  loom_protocol_t protocol;         /* coherence protocol of blocks allocated without one (LOOM_PROTOCOL) */
   int transport;                    /* LOOM_TRANSPORT_RMA (one-sided) or LOOM_TRANSPORT_ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */
 } loom_config_t;
 
@@ -127,6 +144,9 @@ LOOM_API loom_status_t loom_alloc_collective(size_t size, void **out);
 LOOM_API loom_status_t loom_alloc_collective_policy(size_t size, loom_home_policy_t policy, void **out);
 /* Like loom_alloc_collective with every page homed at `home_rank`. */
 LOOM_API loom_status_t loom_alloc_collective_at(size_t size, int home_rank, void **out);
+/* Like loom_alloc_collective with this block under its own coherence
+ * protocol (the others follow LOOM_PROTOCOL). */
+LOOM_API loom_status_t loom_alloc_collective_protocol(size_t size, loom_protocol_t protocol, void **out);
 /* Single-rank allocation: any rank allocates; the pointer is valid on every
  * rank.  Pages are homed on first touch.  Any rank may free it. */
 LOOM_API loom_status_t loom_alloc(size_t size, void **out);
@@ -156,6 +176,13 @@ LOOM_API loom_status_t loom_barrier_subset(const int *ranks, int n);
  * diffs until it calls in; loom_poll is a cheap way to call in.  Direct
  * peers never need it.  The time is accounted as polling. */
 LOOM_API loom_status_t loom_poll(void);
+
+/* SCASH's update: at this rank's next release (barrier, unlock, split
+ * barrier arrive), the pages of [ptr, ptr+len) are brought up to date on
+ * every other rank, at that rank's next acquire: it holds a current
+ * read-only copy afterwards, and reading the range does not fault, whatever
+ * the protocol.  The range must lie in allocated Loom memory. */
+LOOM_API loom_status_t loom_update(const void *ptr, size_t len);
 
 /* Locks 0 .. cfg.locks-1: FIFO queue locks.  loom_lock is an acquire,
  * loom_unlock a release. */
@@ -192,6 +219,9 @@ typedef struct loom_stats {
   uint64_t barriers, locks, unlocks, atomics;
   uint64_t migrations;  /* homes this rank took over (LOOM_MIGRATE) */
   double t_fault, t_barrier, t_lock, t_unlock, t_diff, t_poll; /* seconds */
+  uint64_t notices;     /* eager protocols and loom_update: invalidate/update notices sent */
+  uint64_t updates;     /* pages brought up to date at an acquire (update protocol, loom_update) */
+  double t_update;      /* seconds of acquires spent bringing pages up to date */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 LOOM_API loom_status_t loom_stats_reset(void);
