@@ -55,6 +55,12 @@
 //    from different writers need no common order.  A full ring makes the
 //    writer bump an overflow generation instead; the holder then drops every
 //    eager copy it has.
+// Pages only their home uses would trap every home write for nothing: when a
+// release finds nobody else in the copy-set of a home page, the home sets its
+// own bit there (compare-and-swap against the value it read) and leaves the
+// page writable.  A rank that fetches the page sees that bit in the old value
+// of its OR: it keeps its copy only until its next acquire (as HLRC would)
+// and tells the home, which traps its writes again from its next acquire on.
 // loom_update uses the same rings under every protocol: at the release, each
 // page of the range goes to every other rank as an "install" notice.
 #include <fcntl.h>
@@ -236,8 +242,49 @@ void publish_notices() {
   for (int r : sent_to) tp.store(r, Seg::Meta, ring_off(rt.rank), rt.ring_sent[r] | rt.ring_ovf[r] << 48);
 }
 
+// Before fetching eager pages [first, first+n) from home h: join their
+// copy-sets.  A page the home writes untrapped (its bit in the old value)
+// is kept only until the next acquire, and the home hears of the join.
+void join_copysets(int h, uint64_t first, uint64_t n) {
+  static std::vector<uint64_t> old;
+  old.resize(n);
+  rt.tp.or_range(h, Seg::Meta, cs_off(first), n, my_bit(), old.data());
+  bool told = false;
+  for (uint64_t i = 0; i < n; i++) {
+    if (old[i] & (1ull << h)) {
+      rt.flags[first + i] |= kUntracked;
+      queue_notice(h, first + i, kNoticeJoined);
+      told = true;
+    } else {
+      rt.flags[first + i] &= (uint8_t)~kUntracked;
+    }
+  }
+  if (told) publish_notices();
+}
+
+// A home page nobody else holds goes untracked: this rank's bit in the
+// copy-set, set only if the copy-set is still `seen` (no rank joined since).
+bool go_untracked(uint64_t p, uint64_t seen) {
+  if (rt.tp.cas(rt.rank, Seg::Meta, cs_off(p), seen, seen | my_bit()) != seen) return false;
+  rt.flags[p] |= kUntracked;
+  return true;
+}
+
+// A rank fetched untracked home page p: trap this rank's writes again.
+void track_again(uint64_t p) {
+  if (!(rt.flags[p] & kUntracked) || rt.home[p] != rt.rank) return;
+  uint64_t cur = rt.tp.load(rt.rank, Seg::Meta, cs_off(p)), was;
+  while ((was = rt.tp.cas(rt.rank, Seg::Meta, cs_off(p), cur, cur & ~my_bit())) != cur) cur = was;
+  rt.flags[p] &= (uint8_t)~kUntracked;
+  if (rt.state[p] == kRW) {
+    vm_protect(p, 1, kRO);
+    rt.state[p] = kRO;
+  }
+}
+
 // Notices for eager pages this rank wrote (their diffs complete at the
 // homes): every other holder in the page's copy-set, but not the home.
+// Home pages nobody else holds go untracked instead.
 void notify_holders(const std::vector<uint32_t>& pages) {
   static std::vector<uint64_t> sets;
   static const std::vector<uint32_t>* cur;
@@ -253,6 +300,10 @@ void notify_holders(const std::vector<uint32_t>& pages) {
   for (size_t i = 0; i < pages.size(); i++) {
     const uint32_t p = pages[i];
     uint64_t bits = sets[i] & ~my_bit() & ~(1ull << rt.home[p]);
+    if (bits == 0 && rt.home[p] == rt.rank && (rt.flags[p] & kHomeDirty)) {
+      if (go_untracked(p, sets[i])) continue;
+      bits = rt.tp.load(rt.rank, Seg::Meta, cs_off(p)) & ~my_bit();  // a rank joined meanwhile
+    }
     const NoticeKind kind = rt.mode[p] == LOOM_PROTOCOL_ERC_UPDATE ? kNoticeRefresh : kNoticeInvalidate;
     while (bits) {
       queue_notice(__builtin_ctzll(bits), p, kind);
@@ -293,7 +344,7 @@ void refresh_pages(const std::vector<uint32_t>& pages, bool by_notice) {
     const uint64_t n = j - i;
     bool absent = false;
     for (size_t k = i; k < j; k++) absent |= rt.state[pages[k]] == kNone;
-    if (absent && mode != LOOM_PROTOCOL_HLRC) rt.tp.or_range(h, Seg::Meta, cs_off(first), n, my_bit());
+    if (absent && mode != LOOM_PROTOCOL_HLRC) join_copysets(h, first, n);
     rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
     for (size_t k = i; k < j; k++) {
       const uint64_t p = pages[k];
@@ -366,7 +417,10 @@ void process_notices() {
     if (p == last || p >= rt.npages) continue;
     last = p;
     if (!(rt.flags[p] & kAlloc) && !(kind == kNoticeInstall && heap_mark_if_allocated(p))) continue;
-    if (rt.home[p] == rt.rank) continue;  // the home copy is always current
+    if (rt.home[p] == rt.rank) {  // the home copy is always current
+      if (kind == kNoticeJoined) track_again(p);
+      continue;
+    }
     if (rt.state[p] == kRW) {
       merge_from_home(p);
       rt.st.s.updates++;
@@ -399,8 +453,9 @@ void check_invariants() {
     LOOM_EXPENSIVE_ASSERT(rt.state[p] == kNone || (rt.flags[p] & kAlloc));
     LOOM_EXPENSIVE_ASSERT(!(rt.state[p] == kRW && rt.home[p] != rt.rank) || on_dirty[p]);
     LOOM_EXPENSIVE_ASSERT(((rt.flags[p] & kListed) != 0) == (on_cached[p] != 0));
-    // Eager protocols: a writable home page is on the home_dirty list.
-    LOOM_EXPENSIVE_ASSERT(!(rt.state[p] == kRW && rt.home[p] == rt.rank && eager(p)) || (rt.flags[p] & kHomeDirty));
+    // Eager protocols: a writable home page is on the home_dirty list or untracked.
+    LOOM_EXPENSIVE_ASSERT(!(rt.state[p] == kRW && rt.home[p] == rt.rank && eager(p)) ||
+                          (rt.flags[p] & (kHomeDirty | kUntracked)));
   }
 #endif
 }
@@ -446,7 +501,7 @@ void proto_make_readable(uint64_t p) {
   uint64_t n = end - first;
   // Eager: join the copy-sets before the get, so that any release that
   // misses this rank's bit completed its diffs before the get reads them.
-  if (eager(p)) rt.tp.or_range(h, Seg::Meta, cs_off(first), n, my_bit());
+  if (eager(p)) join_copysets(h, first, n);
   populate(first, n);
   rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
   vm_protect(first, n, kRO);
@@ -539,12 +594,17 @@ void proto_release() {
   });
   rt.dirty.clear();
   std::sort(rt.home_dirty.begin(), rt.home_dirty.end());
+  {
+    size_t kept = 0;  // untracked pages stay writable
+    for (uint32_t p : rt.home_dirty) {
+      rt.flags[p] &= (uint8_t)~kHomeDirty;
+      if (!(rt.flags[p] & kUntracked)) rt.home_dirty[kept++] = p;
+    }
+    rt.home_dirty.resize(kept);
+  }
   for_runs(rt.home_dirty, [](uint64_t first, uint64_t n) {  // trap the home's next write
     vm_protect(first, n, kRO);
-    for (uint64_t p = first; p < first + n; p++) {
-      rt.state[p] = kRO;
-      rt.flags[p] &= (uint8_t)~kHomeDirty;
-    }
+    std::memset(&rt.state[first], kRO, n);
   });
   rt.home_dirty.clear();
   rt.st.s.t_diff += stat_now() - t0;
@@ -574,8 +634,11 @@ static void acquire_lazy() {
   for (uint32_t p : rt.cached) {
     if (rt.state[p] == kNone || rt.home[p] == rt.rank || !(rt.flags[p] & kAlloc)) {
       rt.flags[p] &= (uint8_t)~kListed;
-    } else if (eager(p)) {
+    } else if (eager(p) && !(rt.flags[p] & kUntracked)) {
       keep.push_back(p);
+    } else if (eager(p)) {  // fetched while the home wrote untrapped
+      drop.push_back(p);
+      rt.flags[p] &= (uint8_t)~kListed;
     } else if (rt.flags[p] & kOtherWritten) {
       drop.push_back(p);
       rt.flags[p] &= (uint8_t)~kListed;

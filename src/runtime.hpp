@@ -47,6 +47,10 @@ enum PageFlag : uint8_t {
   kSingle = 16,       // in a block from loom_alloc (may be freed by any rank)
   kHomeDirty = 32,    // eager protocols: a home page written since the last release (on home_dirty)
   kInstalled = 64,    // a lazy page a notice brought up to date (refreshed, not dropped, by the next acquire)
+  // Eager protocols: on a home page, "nobody else holds it: the home writes
+  // it untrapped" (its own bit set in the copy-set); on another rank's copy,
+  // "fetched while its home wrote untrapped: drop it at every acquire".
+  kUntracked = 128,
 };
 
 // Layout of the Meta segment (identical on every rank).
@@ -76,6 +80,7 @@ enum NoticeKind : uint64_t {
   kNoticeInvalidate = 0,  // drop the copy
   kNoticeRefresh = 1,     // bring the copy up to date if held
   kNoticeInstall = 2,     // loom_update: bring it up to date, fetching it if not held
+  kNoticeJoined = 3,      // to a home: a rank fetched a page the home writes untrapped
 };
 constexpr uint8_t kMigrateAfter = 2;  // intervals a rank writes a page before it takes the home   // lost-home notices a rank holds before it rechecks all
 

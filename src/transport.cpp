@@ -84,7 +84,7 @@ enum : uint32_t {
   kOpSwap = 9,
   kOpLoads = 10,   // n Meta offsets follow the header; reply n words
   kOpStop = 11,    // from this rank itself at finalize: the thread exits
-  kOpOrRange = 12, // OR b into a words from off; reply one word
+  kOpOrRange = 12, // OR b into a words from off; reply their old values
 };
 
 }  // namespace
@@ -376,23 +376,6 @@ uint64_t Transport::swap(int r, Seg s, uint64_t off, uint64_t v) {
   if (atomics_direct(r)) return __atomic_exchange_n(word(direct_ptr(r, s, off)), v, __ATOMIC_ACQ_REL);
   if (async_) return rpc_word(r, kOpSwap, s, off, v, 0);
   return mpi_atomic(r, s, off, &v, nullptr, MPI_REPLACE);
-}
-
-void Transport::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits) {
-  if (n == 0) return;
-  if (atomics_direct(r)) {
-    for (size_t i = 0; i < n; i++) __atomic_fetch_or(word(direct_ptr(r, s, off + i * 8)), bits, __ATOMIC_ACQ_REL);
-    return;
-  }
-  if (async_) {
-    rpc_word(r, kOpOrRange, s, off, n, bits);
-    return;
-  }
-  or_buf_.assign(n, bits);
-  MPI_Win w = win(s);
-  check(MPI_Accumulate(or_buf_.data(), (int)n, MPI_UINT64_T, r, (MPI_Aint)off, (int)n, MPI_UINT64_T, MPI_BOR, w),
-        "MPI_Accumulate");
-  check(MPI_Win_flush(r, w), "MPI_Win_flush");
 }
 
 void Transport::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
@@ -692,13 +675,13 @@ void Transport::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
       break;
   }
   if (op == kOpOrRange) {
-    if (a == 0 || a > (1ull << 40)) fatal("async transport: an OR over %llu words from rank %d", (unsigned long long)a, src);
+    if (a == 0 || a > kMaxLoads) fatal("async transport: an OR over %llu words from rank %d", (unsigned long long)a, src);
     inside(seg, off, a * 8);
     if (off % 8) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)off, src);
+    out.resize(a);
     for (uint64_t i = 0; i < a; i++)
-      __atomic_fetch_or(reinterpret_cast<uint64_t*>(base(seg) + off + i * 8), b, __ATOMIC_ACQ_REL);
-    static const uint64_t done = 1;
-    reply(&done, 8);
+      out[i] = __atomic_fetch_or(reinterpret_cast<uint64_t*>(base(seg) + off + i * 8), b, __ATOMIC_ACQ_REL);
+    reply(out.data(), a * 8);
     return;
   }
   inside(seg, off, 8);
@@ -850,6 +833,39 @@ void Transport::async_load_many(size_t n, void (*at)(size_t, int*, uint64_t*), u
   }
   wait_all((int)reqs_.size(), reqs_.data(), opt_.spin);
   for (size_t j = 0; j < remote; j++) out[lm_order_[j]] = lm_recv_[j];
+}
+
+void Transport::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) {
+  if (n == 0) return;
+  if (atomics_direct(r)) {
+    for (size_t i = 0; i < n; i++) {
+      uint64_t o = __atomic_fetch_or(word(direct_ptr(r, s, off + i * 8)), bits, __ATOMIC_ACQ_REL);
+      if (old) old[i] = o;
+    }
+    return;
+  }
+  if (async_) {
+    for (size_t i = 0; i < n; i += kMaxLoads) {
+      const size_t cnt = std::min(kMaxLoads, n - i);
+      send_batch(r);
+      uint64_t m[kHdrWords] = {head(kOpOrRange, s), off + i * 8, cnt, bits};
+      or_old_.resize(cnt);
+      MPI_Request rq[2];
+      check(MPI_Irecv(or_old_.data(), (int)(cnt * 8), MPI_BYTE, r, kTagReply, acomm_, &rq[0]), "MPI_Irecv");
+      check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq[1]), "MPI_Isend");
+      wait_all(2, rq, opt_.spin);
+      if (old) std::memcpy(old + i, or_old_.data(), cnt * 8);
+    }
+    return;
+  }
+  or_buf_.assign(n, bits);
+  or_old_.resize(n);
+  MPI_Win w = win(s);
+  check(MPI_Get_accumulate(or_buf_.data(), (int)n, MPI_UINT64_T, or_old_.data(), (int)n, MPI_UINT64_T, r, (MPI_Aint)off,
+                           (int)n, MPI_UINT64_T, MPI_BOR, w),
+        "MPI_Get_accumulate");
+  check(MPI_Win_flush(r, w), "MPI_Win_flush");
+  if (old) std::memcpy(old, or_old_.data(), n * 8);
 }
 
 }  // namespace loom

@@ -107,8 +107,9 @@ class Transport {
   uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v);
   uint64_t swap(int r, Seg s, uint64_t off, uint64_t v);
   // Atomic OR of `bits` into the n consecutive words at off on rank r;
-  // complete on return.  One request on MPI and async.
-  void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits);
+  // complete on return; the words' old values into old[] (may be null).
+  // One request on MPI, one per 8192 words on async.
+  void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old = nullptr);
   // Atomic loads of n Meta words; at(i) names word i.  Issued together and
   // completed by one flush on MPI.
   void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out);
@@ -164,7 +165,7 @@ class Transport {
   std::vector<int> lm_rank_;        // then per word
   std::vector<uint64_t> lm_off_, lm_send_, lm_recv_, acks_;
   std::vector<size_t> lm_order_;
-  std::vector<uint64_t> or_buf_;  // or_range: the origin words of one MPI_Accumulate
+  std::vector<uint64_t> or_buf_, or_old_;  // or_range: origin and result words on MPI
   std::vector<MPI_Request> reqs_;
 };
 

@@ -94,21 +94,22 @@ void par_report(const char* app, int valid, const char* extra) {
   int v = valid ? 1 : 0, all = 0;
   MPI_Allreduce(&v, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   const loom_stats_t* s = &g_stats;
-  double mine[6] = {s->t_fault, s->t_barrier, s->t_lock, s->t_unlock, s->t_diff, s->t_poll}, sum[6];
-  MPI_Allreduce(mine, sum, 6, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  double cnt[5] = {(double)(s->read_faults + s->write_faults), (double)s->pages_fetched, (double)s->diffs,
-                   (double)s->invalidations, (double)s->locks},
-         csum[5];
-  MPI_Allreduce(cnt, csum, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double mine[7] = {s->t_fault, s->t_barrier, s->t_lock, s->t_unlock, s->t_diff, s->t_poll, s->t_update}, sum[7];
+  MPI_Allreduce(mine, sum, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double cnt[7] = {(double)(s->read_faults + s->write_faults), (double)s->pages_fetched, (double)s->diffs,
+                   (double)s->invalidations, (double)s->locks, (double)s->notices, (double)s->updates},
+         csum[7];
+  MPI_Allreduce(cnt, csum, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   if (loom_rank() != 0) return;
   int n = loom_nranks();
   double T = g_region > 0 ? g_region : 1e-9;
   printf("RESULT {\"app\": \"%s\", \"build\": \"loom\", \"workers\": %d, \"time\": %.6f, \"valid\": %s, "
          "\"breakdown\": {\"fault\": %.4f, \"barrier\": %.4f, \"lock\": %.4f, \"unlock\": %.4f, \"diff\": %.4f, "
-         "\"polling\": %.4f}, \"counts\": {\"faults\": %.0f, \"pages_fetched\": %.0f, \"diffs\": %.0f, "
-         "\"invalidations\": %.0f, \"locks\": %.0f}%s%s}\n",
+         "\"polling\": %.4f, \"update\": %.4f}, \"counts\": {\"faults\": %.0f, \"pages_fetched\": %.0f, "
+         "\"diffs\": %.0f, \"invalidations\": %.0f, \"locks\": %.0f, \"notices\": %.0f, \"updates\": %.0f}%s%s}\n",
          app, n, g_region, all ? "true" : "false", sum[0] / n / T, sum[1] / n / T, sum[2] / n / T, sum[3] / n / T,
-         sum[4] / n / T, sum[5] / n / T, csum[0], csum[1], csum[2], csum[3], csum[4], extra && *extra ? ", " : "",
+         sum[4] / n / T, sum[5] / n / T, sum[6] / n / T, csum[0], csum[1], csum[2], csum[3], csum[4], csum[5],
+         csum[6], extra && *extra ? ", " : "",
          extra ? extra : "");
   fflush(stdout);
 }
