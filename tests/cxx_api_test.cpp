@@ -88,6 +88,29 @@ void test_arrays() {
   loom::free_collective(c);
 }
 
+// An erc-update block and loom::update: the other rank reads the written
+// array without a fault.
+void test_protocol_block() {
+  const int me = loom::rank();
+  const std::size_t count = 2 * 4096 / sizeof(uint64_t);
+  uint64_t* u = loom::alloc_collective_protocol<uint64_t>(count, LOOM_PROTOCOL_ERC_UPDATE);
+  if (me == 0) {
+    for (std::size_t i = 0; i < count; i++) u[i] = i * 3 + 1;
+    loom::update(u, count * sizeof(uint64_t));
+  }
+  loom::barrier();
+  loom_stats_t s0, s1;
+  CHECK(loom_stats_get(&s0) == LOOM_OK);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < count; i++) bad += u[i] != i * 3 + 1;
+  CHECK(loom_stats_get(&s1) == LOOM_OK);
+  CHECK(bad == 0);
+  CHECK(s1.read_faults == s0.read_faults);
+  loom::poll();
+  loom::barrier();
+  loom::free_collective(u);
+}
+
 void test_lock_guard() {
   const int n = loom::size();
   const int rounds = 200;
@@ -198,6 +221,7 @@ int main(int argc, char** argv) {
     try {
       test_runtime_twice();
       test_arrays();
+      test_protocol_block();
       test_lock_guard();
       test_atomics();
       test_errors();

@@ -49,6 +49,14 @@ T* alloc_collective(std::size_t n, loom_home_policy_t policy = LOOM_HOME_FIRST_T
   return static_cast<T*>(p);
 }
 
+// A block under its own coherence protocol (the others follow LOOM_PROTOCOL).
+template <class T>
+T* alloc_collective_protocol(std::size_t n, loom_protocol_t protocol) {
+  void* p = nullptr;
+  check(loom_alloc_collective_protocol(n * sizeof(T), protocol, &p));
+  return static_cast<T*>(p);
+}
+
 template <class T>
 T* alloc(std::size_t n) {
   void* p = nullptr;
@@ -59,6 +67,8 @@ T* alloc(std::size_t n) {
 inline void free(void* p) { check(loom_free(p)); }
 inline void free_collective(void* p) { check(loom_free_collective(p)); }
 inline void barrier() { check(loom_barrier()); }
+inline void update(const void* p, std::size_t len) { check(loom_update(p, len)); }
+inline void poll() { check(loom_poll()); }
 inline int rank() { return loom_rank(); }
 inline int size() { return loom_nranks(); }
 inline double wtime() { return loom_wtime(); }
