@@ -19,7 +19,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_suite import ROOT, machine, run  # noqa: E402
+from run_suite import ROOT, common_args, machine, run  # noqa: E402
 
 CATS = ["fault", "barrier", "lock", "unlock", "diff", "update", "polling"]
 COUNTS = ["faults", "pages_fetched", "diffs", "invalidations", "notices", "updates"]
@@ -32,12 +32,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--protocols", default="hlrc,erc-invalidate,erc-update")
     ap.add_argument("--transports", default="rma,async")
-    ap.add_argument("--json", default="")
-    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"))
-    ap.add_argument("--mpiexec-flags", default="")
-    ap.add_argument("--timeout", type=int, default=1800)
-    ap.add_argument("--extra", default="", help="extra arguments for every program")
+    common_args(ap)
     a = ap.parse_args()
 
     rows = []

@@ -69,17 +69,22 @@ def machine(mpiexec):
     return info
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--apps", default=",".join(APPS))
-    ap.add_argument("--ranks", default="1,2")
-    ap.add_argument("--size", choices=["paper", "test"], default="paper")
+def common_args(ap):
+    """The options every suite runner shares."""
     ap.add_argument("--json", default="")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"))
     ap.add_argument("--mpiexec-flags", default="")
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--extra", default="", help="extra arguments for every program")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--apps", default=",".join(APPS))
+    ap.add_argument("--ranks", default="1,2")
+    ap.add_argument("--size", choices=["paper", "test"], default="paper")
+    common_args(ap)
     a = ap.parse_args()
 
     apps = [x for x in a.apps.split(",") if x]

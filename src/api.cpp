@@ -480,6 +480,19 @@ bool page_live(uint64_t p) {
   return heap_still_allocated(p);
 }
 
+// [ptr, ptr+len) (len > 0) lies in Loom memory, in live blocks: its pages.
+Status live_range(const void* ptr, size_t len, const char* fn, uint64_t* first, uint64_t* last) {
+  LOOM_TRY(page_of(ptr, fn, first));
+  char end_fn[96];
+  std::snprintf(end_fn, sizeof end_fn, "%s (end of range)", fn);
+  LOOM_TRY(page_of((const uint8_t*)ptr + len - 1, end_fn, last));
+  for (uint64_t p = *first; p <= *last; p++)
+    if (!page_live(p))
+      return fail(LOOM_ERR_BAD_POINTER, "%s: page at %p is not in an allocated block (never allocated, or already freed)",
+                  fn, (void*)(rt.base + p * kPage));
+  return Status::ok();
+}
+
 enum AtomicOp { kAdd, kCas, kXchg, kLoad, kStore };
 
 loom_status_t atomic(const char* fn, uint64_t* addr, AtomicOp op, uint64_t a, uint64_t b, uint64_t* old) {
@@ -535,15 +548,8 @@ loom_status_t loom_prepare(void* ptr, size_t len, int access) {
   if (access != LOOM_READ && access != LOOM_WRITE && access != (LOOM_READ | LOOM_WRITE))
     return ret(fail(LOOM_ERR_INVALID, "loom_prepare: access must be LOOM_READ, LOOM_WRITE or both"));
   uint64_t first = 0, last = 0;
-  Status s = page_of(ptr, "loom_prepare", &first);
+  Status s = live_range(ptr, len, "loom_prepare", &first, &last);
   if (!s.is_ok()) return s.code();
-  s = page_of((uint8_t*)ptr + len - 1, "loom_prepare (end of range)", &last);
-  if (!s.is_ok()) return s.code();
-  for (uint64_t p = first; p <= last; p++)
-    if (!page_live(p))
-      return ret(fail(LOOM_ERR_BAD_POINTER,
-                      "loom_prepare: page at %p is not in an allocated block (never allocated, or already freed)",
-                      (void*)(rt.base + p * kPage)));
   for (uint64_t p = first; p <= last; p++) {
     if (access & LOOM_WRITE) rt.proto->make_writable(p);
     else rt.proto->make_readable(p);
@@ -555,15 +561,8 @@ loom_status_t loom_update(const void* ptr, size_t len) {
   REQUIRE_INIT();
   if (len == 0) return LOOM_OK;
   uint64_t first = 0, last = 0;
-  Status s = page_of(ptr, "loom_update", &first);
+  Status s = live_range(ptr, len, "loom_update", &first, &last);
   if (!s.is_ok()) return s.code();
-  s = page_of((const uint8_t*)ptr + len - 1, "loom_update (end of range)", &last);
-  if (!s.is_ok()) return s.code();
-  for (uint64_t p = first; p <= last; p++)
-    if (!page_live(p))
-      return ret(fail(LOOM_ERR_BAD_POINTER,
-                      "loom_update: page at %p is not in an allocated block (never allocated, or already freed)",
-                      (void*)(rt.base + p * kPage)));
   for (uint64_t p = first; p <= last; p++) rt.update_pages.push_back((uint32_t)p);
   return LOOM_OK;
 }
