@@ -513,10 +513,7 @@ static int worker(int argc, char** argv) {
   }
 
   char extra[640], zbuf[48];
-  if (check_npb)
-    snprintf(zbuf, sizeof zbuf, "%.3e", zerr);
-  else
-    snprintf(zbuf, sizeof zbuf, "null");
+  par_json_num(zbuf, sizeof zbuf, check_npb, zerr);
   snprintf(extra, sizeof extra,
            "\"n\": %d, \"nonzer\": %d, \"shift\": %g, \"class\": \"%c\", \"iterations\": %d, \"nnz\": %d, "
            "\"zeta\": %.13f, \"rnorm\": %.14e, \"zeta_error\": %s, \"seq_zeta_reldiff\": %.3e, "

@@ -63,6 +63,9 @@ void par_report(const char* app, int valid, const char* extra);
 int par_arg_int(int argc, char** argv, const char* name, int dflt);   /* --name N */
 double par_arg_double(int argc, char** argv, const char* name, double dflt);
 int par_arg_flag(int argc, char** argv, const char* name);            /* --name */
+/* A JSON number for the extra members: v as %.3e into buf, or "null" when
+ * !have (a check that did not apply).  Returns buf. */
+const char* par_json_num(char* buf, size_t len, int have, double v);
 
 #ifdef __cplusplus
 }

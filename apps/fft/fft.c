@@ -35,11 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fft_radix2.h"
 #include "par.h"
-
-typedef struct {
-  double re, im;
-} cplx;
 
 static const double kTwoPi = 6.283185307179586476925286766559;
 
@@ -62,38 +59,6 @@ static double hash_unit(uint64_t k) {
 static cplx input(long long k) {
   cplx v = {hash_unit(2 * (uint64_t)k), hash_unit(2 * (uint64_t)k + 1)};
   return v;
-}
-
-/* In-place iterative radix-2 FFT of length n = 2^logn.  w[k] = exp(-2 pi i
- * k / n) for k < n/2; dir = +1 forward, -1 inverse (conjugate roots, no
- * scaling). */
-static void fft_radix2(cplx* a, int logn, const cplx* w, int dir) {
-  const long n = 1L << logn;
-  for (long i = 1, j = 0; i < n; i++) { /* bit reversal */
-    long bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j |= bit;
-    if (i < j) {
-      cplx t = a[i];
-      a[i] = a[j];
-      a[j] = t;
-    }
-  }
-  for (long len = 2; len <= n; len <<= 1) {
-    long half = len >> 1, step = n / len;
-    for (long s = 0; s < n; s += len) {
-      for (long k = 0; k < half; k++) {
-        cplx ww = w[k * step];
-        if (dir < 0) ww.im = -ww.im;
-        cplx u = a[s + k], v = a[s + k + half];
-        cplx t = {v.re * ww.re - v.im * ww.im, v.re * ww.im + v.im * ww.re};
-        a[s + k].re = u.re + t.re;
-        a[s + k].im = u.im + t.im;
-        a[s + k + half].re = u.re - t.re;
-        a[s + k + half].im = u.im - t.im;
-      }
-    }
-  }
 }
 
 typedef struct {
@@ -140,7 +105,7 @@ static void fft1d(fft_t* f, int dir, int skip_twiddle_row) {
   transpose(f, f->x, f->trans);
   for (int j = f->r0; j < f->r1; j++) {
     cplx* row = f->trans + (size_t)j * n1;
-    fft_radix2(row, f->m1, f->umain, dir);
+    fft_radix2(row, 1L << f->m1, f->umain, dir);
     if (j == skip_twiddle_row) continue;
     const cplx* w = f->umain2 + (size_t)j * n1;
     for (int k = 0; k < n1; k++) { /* TwiddleOneCol */
@@ -154,7 +119,7 @@ static void fft1d(fft_t* f, int dir, int skip_twiddle_row) {
   transpose(f, f->trans, f->x);
   for (int j = f->r0; j < f->r1; j++) {
     cplx* row = f->x + (size_t)j * n1;
-    fft_radix2(row, f->m1, f->umain, dir);
+    fft_radix2(row, 1L << f->m1, f->umain, dir);
     if (dir < 0) {
       double s = 1.0 / (double)f->N;
       for (int k = 0; k < n1; k++) {
@@ -253,7 +218,7 @@ static int worker(int argc, char** argv) {
     }
     err_rt = dmax / xmax;
     for (long k = 0; k < N / 2; k++) w[k] = root(k, N, -1);
-    fft_radix2(ref, m, w, +1);
+    fft_radix2(ref, 1L << m, w, +1);
     xmax = 0, dmax = 0;
     for (long k = 0; k < N; k++) {
       double d = hypot(fwd[k].re - ref[k].re, fwd[k].im - ref[k].im), a = hypot(ref[k].re, ref[k].im);

@@ -45,11 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fft_radix2.h"
 #include "par.h"
-
-typedef struct {
-  double re, im;
-} cplx;
 
 static const double kPi = 3.141592653589793238462643383279502884;
 
@@ -86,44 +83,15 @@ static double twiddle_at(int n, int i, int j, int k) {
   return exp(ap * (double)(ii * ii + jj * jj + kk * kk));
 }
 
-/* ---- 1-D FFT: in-place radix-2, w[k] = exp(-2 pi i k / n), k < n/2 ---- */
-static void fft_line(cplx* a, int n, const cplx* w, int dir) {
-  for (int i = 1, j = 0; i < n; i++) {
-    int bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j |= bit;
-    if (i < j) {
-      cplx t = a[i];
-      a[i] = a[j];
-      a[j] = t;
-    }
-  }
-  for (int len = 2; len <= n; len <<= 1) {
-    int half = len >> 1, step = n / len;
-    for (int s = 0; s < n; s += len) {
-      for (int k = 0; k < half; k++) {
-        cplx ww = w[k * step];
-        if (dir < 0) ww.im = -ww.im;
-        cplx u = a[s + k], v = a[s + k + half];
-        cplx t = {v.re * ww.re - v.im * ww.im, v.re * ww.im + v.im * ww.re};
-        a[s + k].re = u.re + t.re;
-        a[s + k].im = u.im + t.im;
-        a[s + k + half].re = u.re - t.re;
-        a[s + k + half].im = u.im - t.im;
-      }
-    }
-  }
-}
-
 /* In one plane p (n x n, row-major [r][c]): FFT along c (contiguous rows)
  * and/or along r (columns, through the buffer). */
 static void fft_plane_rows(cplx* p, int n, const cplx* w, int dir) {
-  for (int r = 0; r < n; r++) fft_line(p + (size_t)r * n, n, w, dir);
+  for (int r = 0; r < n; r++) fft_radix2(p + (size_t)r * n, n, w, dir);
 }
 static void fft_plane_cols(cplx* p, int n, const cplx* w, int dir, cplx* buf) {
   for (int c = 0; c < n; c++) {
     for (int r = 0; r < n; r++) buf[r] = p[(size_t)r * n + c];
-    fft_line(buf, n, w, dir);
+    fft_radix2(buf, n, w, dir);
     for (int r = 0; r < n; r++) p[(size_t)r * n + c] = buf[r];
   }
 }
@@ -271,7 +239,7 @@ static int worker(int argc, char** argv) {
     }
     for (size_t xy = 0; xy < nn; xy++) {
       for (int z = 0; z < n; z++) line[z] = u0[(size_t)z * nn + xy];
-      fft_line(line, n, w, +1);
+      fft_radix2(line, n, w, +1);
       for (int z = 0; z < n; z++) u0[(size_t)z * nn + xy] = line[z];
     }
     const double nas_re[6] = {5.546087004964e+02, 5.546385409189e+02, 5.546148406171e+02,
@@ -292,7 +260,7 @@ static int worker(int argc, char** argv) {
       memcpy(u1, u0, N * sizeof(cplx));
       for (size_t xy = 0; xy < nn; xy++) { /* inverse: z, y, x */
         for (int z = 0; z < n; z++) line[z] = u1[(size_t)z * nn + xy];
-        fft_line(line, n, w, -1);
+        fft_radix2(line, n, w, -1);
         for (int z = 0; z < n; z++) u1[(size_t)z * nn + xy] = line[z];
       }
       for (int z = 0; z < n; z++) {

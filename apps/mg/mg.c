@@ -129,6 +129,21 @@ static void zero3(mg_t* g, double* a, int k) {
   if (g->lo[k] <= 1 && 1 < g->hi[k]) memset(a + (size_t)(m - 1) * ps, 0, ps * sizeof(double));
 }
 
+/* The two partial sums NPB's stencils share, for row (i3, i2) of a: s1 =
+ * the 4 face neighbours across i2 and i3, s2 = the 4 edge neighbours, for
+ * every i1.  Returns the row itself. */
+static const double* neighbour_sums(const double* a, size_t ps, int m, int i3, int i2, double* s1, double* s2) {
+  const double *am = AT(a, ps, m, i3 - 1, i2), *ap = AT(a, ps, m, i3 + 1, i2);
+  const double *a0m = AT(a, ps, m, i3, i2 - 1), *a0p = AT(a, ps, m, i3, i2 + 1);
+  const double *amm = AT(a, ps, m, i3 - 1, i2 - 1), *amp = AT(a, ps, m, i3 - 1, i2 + 1);
+  const double *apm = AT(a, ps, m, i3 + 1, i2 - 1), *app = AT(a, ps, m, i3 + 1, i2 + 1);
+  for (int i1 = 0; i1 < m; i1++) {
+    s1[i1] = a0m[i1] + a0p[i1] + am[i1] + ap[i1];
+    s2[i1] = amm[i1] + amp[i1] + apm[i1] + app[i1];
+  }
+  return AT(a, ps, m, i3, i2);
+}
+
 /* r = v - A u on own planes (v may be r). */
 static void resid(mg_t* g, const double* u, const double* v, double* r, int k) {
   double t = par_time();
@@ -137,14 +152,7 @@ static void resid(mg_t* g, const double* u, const double* v, double* r, int k) {
   double *u1 = g->s1, *u2 = g->s2;
   for (int i3 = g->lo[k]; i3 < g->hi[k]; i3++) {
     for (int i2 = 1; i2 < m - 1; i2++) {
-      const double *um = AT(u, ps, m, i3 - 1, i2), *u0 = AT(u, ps, m, i3, i2), *up = AT(u, ps, m, i3 + 1, i2);
-      const double *u0m = AT(u, ps, m, i3, i2 - 1), *u0p = AT(u, ps, m, i3, i2 + 1);
-      const double *umm = AT(u, ps, m, i3 - 1, i2 - 1), *ump = AT(u, ps, m, i3 - 1, i2 + 1);
-      const double *upm = AT(u, ps, m, i3 + 1, i2 - 1), *upp = AT(u, ps, m, i3 + 1, i2 + 1);
-      for (int i1 = 0; i1 < m; i1++) {
-        u1[i1] = u0m[i1] + u0p[i1] + um[i1] + up[i1];
-        u2[i1] = umm[i1] + ump[i1] + upm[i1] + upp[i1];
-      }
+      const double* u0 = neighbour_sums(u, ps, m, i3, i2, u1, u2);
       const double* vr = AT(v, ps, m, i3, i2);
       double* rr = AT(r, ps, m, i3, i2);
       for (int i1 = 1; i1 < m - 1; i1++)
@@ -168,14 +176,7 @@ static void psinv(mg_t* g, const double* r, double* u, int k) {
       continue;
     }
     for (int i2 = 1; i2 < m - 1; i2++) {
-      const double *rm = AT(r, ps, m, i3 - 1, i2), *r0 = AT(r, ps, m, i3, i2), *rp = AT(r, ps, m, i3 + 1, i2);
-      const double *r0m = AT(r, ps, m, i3, i2 - 1), *r0p = AT(r, ps, m, i3, i2 + 1);
-      const double *rmm = AT(r, ps, m, i3 - 1, i2 - 1), *rmp = AT(r, ps, m, i3 - 1, i2 + 1);
-      const double *rpm = AT(r, ps, m, i3 + 1, i2 - 1), *rpp = AT(r, ps, m, i3 + 1, i2 + 1);
-      for (int i1 = 0; i1 < m; i1++) {
-        r1[i1] = r0m[i1] + r0p[i1] + rm[i1] + rp[i1];
-        r2[i1] = rmm[i1] + rmp[i1] + rpm[i1] + rpp[i1];
-      }
+      const double* r0 = neighbour_sums(r, ps, m, i3, i2, r1, r2);
       double* uu = AT(u, ps, m, i3, i2);
       for (int i1 = 1; i1 < m - 1; i1++)
         uu[i1] = uu[i1] + C0 * r0[i1] + C1 * (r0[i1 - 1] + r0[i1 + 1] + r1[i1]) +
@@ -579,10 +580,7 @@ static int worker(int argc, char** argv) {
   }
 
   char extra[640], ebuf[32];
-  if (npb > 0)
-    snprintf(ebuf, sizeof ebuf, "%.3e", npb_err);
-  else
-    snprintf(ebuf, sizeof ebuf, "null");
+  par_json_num(ebuf, sizeof ebuf, npb > 0, npb_err);
   /* sub-phase times: worker 0's (compute only; barrier waits separately) */
   snprintf(extra, sizeof extra,
            "\"n\": %d, \"iterations\": %d, \"class\": \"%c\", \"residual_norm\": %.13e, "
