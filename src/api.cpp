@@ -6,8 +6,12 @@
 #include <cstdio>
 #include <cstring>
 
+#include "clock.hpp"
 #include "config.hpp"
+#include "heap.hpp"
+#include "protocol/protocol.hpp"
 #include "runtime.hpp"
+#include "vm.hpp"
 
 namespace loom {
 Runtime rt;
@@ -104,7 +108,6 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
                  "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP, LOOM_TRANSPORT, LOOM_PROTOCOL, "
                  "LOOM_MIGRATE)"));
 
-  rt.proto = &kHlrc;
   rt.size = rt.cfg.mem_size;
   rt.npages = rt.size / kPage;
   compute_layout();
@@ -114,32 +117,12 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
   void* tw = mmap(nullptr, rt.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (tw == MAP_FAILED) return fail_errno(LOOM_ERR_SYSTEM, "mmap of the twin area");
-  rt.twins = static_cast<uint8_t*>(tw);
-  rt.state.assign(rt.npages, kNone);
-  rt.flags.assign(rt.npages, 0);
-  rt.home.assign(rt.npages, -1);
-  rt.heap_checked.assign(rt.npages, ~0u);
-  rt.dirty.clear();
-  rt.dirty.reserve(rt.npages);
-  rt.cached.clear();
-  rt.cached.reserve(rt.npages);
-  rt.held.assign(rt.cfg.locks, 0);
-  rt.barrier_epoch = 0;
-  rt.lost_consumed = 0;
-  rt.migrate_candidates.clear();
-  rt.migrate_count.assign(rt.cfg.migrate ? rt.npages : 0, 0);
-  rt.mode.assign(rt.npages, (uint8_t)rt.cfg.protocol);
-  rt.home_dirty.clear();
-  rt.update_pages.clear();
-  rt.outbox.assign(rt.nranks, {});
-  rt.ring_sent.assign(rt.nranks, 0);
-  rt.ring_tail.assign(rt.nranks, 0);
-  rt.ring_ovf.assign(rt.nranks, 0);
-  rt.ring_seen.assign(rt.nranks, 0);
-  rt.ring_ovf_seen.assign(rt.nranks, 0);
-  rt.pair_count.assign(rt.nranks, 0);
-  rt.pending_group.clear();
-  rt.barrier_pending = false;
+  rt.pages.twins = static_cast<uint8_t*>(tw);
+  rt.pages.init(rt.npages, (uint8_t)rt.cfg.protocol);
+  rt.erc.init();
+  rt.rings.init(rt.nranks);
+  rt.mig.init(rt.npages, rt.cfg.migrate != 0);
+  rt.sync.init(rt.nranks, rt.cfg.locks);
   rt.st = Stats{};
   LOOM_TRY(vm_install_handler());
   stat_clock_init();
@@ -158,24 +141,21 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
 void lift_state() {
   vm_remove_handler();
   vm_release();
-  if (rt.twins) munmap(rt.twins, rt.size);
-  rt.twins = nullptr;
+  if (rt.pages.twins) munmap(rt.pages.twins, rt.size);
+  rt.pages.twins = nullptr;
   rt.tp.finalize();
-  rt.state.clear();
-  rt.flags.clear();
-  rt.home.clear();
-  rt.heap_checked.clear();
+  rt.pages.clear();
 }
 
 Status barrier() {
   double t0 = stat_now();
-  rt.proto->release();
+  proto_release();
   sync_barrier_raw();
   if (rt.cfg.migrate) {  // every rank is quiescent until the second barrier
-    rt.proto->migrate_window();
+    migrate_window();
     sync_barrier_raw();
   }
-  rt.proto->acquire();
+  proto_acquire();
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;
   return Status::ok();
@@ -205,23 +185,23 @@ Status group_of(const int* ranks, int n, const char* fn, std::vector<int>* out) 
 }
 
 Status barrier_arrive(const int* ranks, int n, const char* fn) {
-  if (rt.barrier_pending)
+  if (rt.sync.barrier_pending)
     return fail(LOOM_ERR_BUSY, "%s: this rank has arrived at a split barrier already; call loom_barrier_wait first", fn);
-  LOOM_TRY(group_of(ranks, n, fn, &rt.pending_group));
+  LOOM_TRY(group_of(ranks, n, fn, &rt.sync.pending_group));
   double t0 = stat_now();
-  rt.proto->release();
-  sync_group_arrive(rt.pending_group.data(), (int)rt.pending_group.size());
-  rt.barrier_pending = true;
+  proto_release();
+  sync_group_arrive(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size());
+  rt.sync.barrier_pending = true;
   rt.st.s.t_barrier += stat_now() - t0;
   return Status::ok();
 }
 
 Status barrier_wait(const char* fn) {
-  if (!rt.barrier_pending) return fail(LOOM_ERR_BUSY, "%s: no split barrier is pending (call loom_barrier_arrive)", fn);
+  if (!rt.sync.barrier_pending) return fail(LOOM_ERR_BUSY, "%s: no split barrier is pending (call loom_barrier_arrive)", fn);
   double t0 = stat_now();
-  sync_group_wait(rt.pending_group.data(), (int)rt.pending_group.size());
-  rt.proto->acquire();
-  rt.barrier_pending = false;
+  sync_group_wait(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size());
+  proto_acquire();
+  rt.sync.barrier_pending = false;
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;
   return Status::ok();
@@ -265,9 +245,9 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
   if (first == ~0ull)
     return rt.rank == 0 ? Status(LOOM_ERR_NO_MEMORY)
                         : fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective of %zu bytes: the global memory is full", size);
-  rt.proto->release();
+  proto_release();
   sync_barrier_raw();
-  rt.proto->reset_range(first, npages, true, policy, home_rank, protocol);
+  proto_reset_range(first, npages, true, policy, home_rank, protocol);
   sync_barrier_raw();
   *out = rt.base + first * kPage;
   return Status::ok();
@@ -355,8 +335,8 @@ loom_status_t loom_alloc(size_t size, void** out) {
   if (!s.is_ok()) return s.code();
   // The pages may have had an earlier life: this rank's copies of them are
   // stale (the frees that ended that life were releases), so drop them.
-  rt.proto->release();
-  rt.proto->forget_copies(first, npages, true);
+  proto_release();
+  proto_forget_copies(first, npages, true);
   *out = rt.base + first * kPage;
   return LOOM_OK;
 }
@@ -370,10 +350,10 @@ loom_status_t loom_free(void* ptr) {
     return ret(fail(LOOM_ERR_BAD_POINTER, "loom_free of %p: not the start of a Loom block", ptr));
   // A free is a release: this rank's writes to the block reach the homes
   // before the block can be handed out again.
-  rt.proto->release();
+  proto_release();
   s = heap_free(page, kHeapSingle, &n);
   if (!s.is_ok()) return s.code();
-  rt.proto->forget_copies(page, n, false);
+  proto_forget_copies(page, n, false);
   return LOOM_OK;
 }
 
@@ -395,16 +375,16 @@ loom_status_t loom_free_collective(void* ptr) {
   if (n == 0)
     return rt.rank == 0 ? LOOM_ERR_BAD_POINTER
                         : ret(fail(LOOM_ERR_BAD_POINTER, "loom_free_collective of %p: not a collective block, or already freed", ptr));
-  rt.proto->release();
+  proto_release();
   sync_barrier_raw();
-  rt.proto->reset_range(page, n, false, LOOM_HOME_FIRST_TOUCH, -1, rt.cfg.protocol);
+  proto_reset_range(page, n, false, LOOM_HOME_FIRST_TOUCH, -1, rt.cfg.protocol);
   sync_barrier_raw();
   return LOOM_OK;
 }
 
 loom_status_t loom_barrier(void) {
   REQUIRE_INIT();
-  if (rt.barrier_pending)
+  if (rt.sync.barrier_pending)
     return ret(fail(LOOM_ERR_BUSY, "loom_barrier: a split barrier is pending on this rank; call loom_barrier_wait first"));
   return ret(barrier());
 }
@@ -441,12 +421,12 @@ loom_status_t loom_lock(uint32_t id) {
   REQUIRE_INIT();
   Status s = check_lock(id, "loom_lock");
   if (!s.is_ok()) return s.code();
-  if (rt.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this rank holds the lock already", id));
+  if (rt.sync.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this rank holds the lock already", id));
   double t0 = stat_now();
-  rt.proto->release();
+  proto_release();
   sync_lock_raw(id);
-  rt.proto->acquire();
-  rt.held[id] = 1;
+  proto_acquire();
+  rt.sync.held[id] = 1;
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
   return LOOM_OK;
@@ -456,11 +436,11 @@ loom_status_t loom_unlock(uint32_t id) {
   REQUIRE_INIT();
   Status s = check_lock(id, "loom_unlock");
   if (!s.is_ok()) return s.code();
-  if (!rt.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
+  if (!rt.sync.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
   double t0 = stat_now();
-  rt.proto->release();
+  proto_release();
   sync_unlock_raw(id);
-  rt.held[id] = 0;
+  rt.sync.held[id] = 0;
   rt.st.s.unlocks++;
   rt.st.s.t_unlock += stat_now() - t0;
   return LOOM_OK;
@@ -475,8 +455,8 @@ namespace {
 // freed by another rank since this rank learned of it, so its pages are
 // re-checked against the heap table whenever the table changed.
 bool page_live(uint64_t p) {
-  if ((rt.flags[p] & kAlloc) && !(rt.flags[p] & kSingle)) return true;
-  if (!(rt.flags[p] & kAlloc)) return heap_mark_if_allocated(p);
+  if ((rt.pages.flags[p] & kAlloc) && !(rt.pages.flags[p] & kSingle)) return true;
+  if (!(rt.pages.flags[p] & kAlloc)) return heap_mark_if_allocated(p);
   return heap_still_allocated(p);
 }
 
@@ -505,8 +485,8 @@ loom_status_t atomic(const char* fn, uint64_t* addr, AtomicOp op, uint64_t a, ui
   if (!page_live(page))
     return ret(fail(LOOM_ERR_BAD_POINTER, "%s: %p is not in an allocated block (never allocated, or already freed)",
                     fn, (void*)addr));
-  rt.proto->before_atomic(page);
-  int h = rt.home[page];
+  proto_before_atomic(page);
+  int h = rt.pages.home[page];
   uint64_t off = (uint64_t)((uint8_t*)addr - rt.base), r = 0;
   switch (op) {
     case kAdd: r = rt.tp.fetch_add(h, Seg::Data, off, a); break;
@@ -515,7 +495,7 @@ loom_status_t atomic(const char* fn, uint64_t* addr, AtomicOp op, uint64_t a, ui
     case kLoad: r = rt.tp.load(h, Seg::Data, off); break;
     case kStore: rt.tp.store(h, Seg::Data, off, a); break;
   }
-  if (op != kLoad && (op != kCas || r == a)) rt.proto->after_atomic(page);
+  if (op != kLoad && (op != kCas || r == a)) proto_after_atomic(page);
   rt.st.s.atomics++;
   if (old) *old = r;
   return LOOM_OK;
@@ -551,8 +531,8 @@ loom_status_t loom_prepare(void* ptr, size_t len, int access) {
   Status s = live_range(ptr, len, "loom_prepare", &first, &last);
   if (!s.is_ok()) return s.code();
   for (uint64_t p = first; p <= last; p++) {
-    if (access & LOOM_WRITE) rt.proto->make_writable(p);
-    else rt.proto->make_readable(p);
+    if (access & LOOM_WRITE) proto_make_writable(p);
+    else proto_make_readable(p);
   }
   return LOOM_OK;
 }
@@ -563,7 +543,7 @@ loom_status_t loom_update(const void* ptr, size_t len) {
   uint64_t first = 0, last = 0;
   Status s = live_range(ptr, len, "loom_update", &first, &last);
   if (!s.is_ok()) return s.code();
-  for (uint64_t p = first; p <= last; p++) rt.update_pages.push_back((uint32_t)p);
+  for (uint64_t p = first; p <= last; p++) rt.rings.update_pages.push_back((uint32_t)p);
   return LOOM_OK;
 }
 
@@ -578,7 +558,7 @@ loom_status_t loom_home_of(const void* ptr, int* rank) {
   Status s = page_of(ptr, "loom_home_of", &page);
   if (!s.is_ok()) return s.code();
   if (!rank) return ret(fail(LOOM_ERR_INVALID, "loom_home_of: rank is NULL"));
-  *rank = rt.proto->home(page, false);
+  *rank = proto_home(page, false);
   return LOOM_OK;
 }
 

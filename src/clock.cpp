@@ -17,6 +17,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "clock.hpp"
+
 #include "runtime.hpp"
 
 namespace loom {
@@ -42,8 +44,8 @@ uint64_t word_off(uint64_t w) { return rt.meta.barrier + w * 8; }
 // long round trip, which the minimum discards.
 void measure(int rounds, double* offset, double* bound) {
   Transport& tp = rt.tp;
-  const uint64_t base = rt.clock_seq;
-  rt.clock_seq += (uint64_t)rounds;
+  const uint64_t base = rt.sync.clock_seq;
+  rt.sync.clock_seq += (uint64_t)rounds;
   double best_rtt = 1e30, best_off = 0;
   if (rt.rank == 0) {
     for (int peer = 1; peer < rt.nranks; peer++)

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <vector>
 
+#include "heap.hpp"
+
 #include "runtime.hpp"
 
 namespace loom {
@@ -161,21 +163,21 @@ bool heap_mark_if_allocated(uint64_t p) {
   if (!find_block(p, &b, &v)) return false;
   uint8_t f = b.kind() == kHeapSingle ? kAlloc | kSingle : kAlloc;
   for (uint64_t q = b.first; q < b.first + b.npages(); q++) {
-    rt.flags[q] |= f;
-    rt.heap_checked[q] = (uint32_t)v;
+    rt.pages.flags[q] |= f;
+    rt.pages.heap_checked[q] = (uint32_t)v;
   }
   return true;
 }
 
 bool heap_still_allocated(uint64_t p) {
   uint64_t v = rt.tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
-  if ((uint32_t)v == rt.heap_checked[p] && !(v & 1)) return true;
+  if ((uint32_t)v == rt.pages.heap_checked[p] && !(v & 1)) return true;
   Block b;
   if (find_block(p, &b, &v) && b.kind() == kHeapSingle) {
-    rt.heap_checked[p] = (uint32_t)v;
+    rt.pages.heap_checked[p] = (uint32_t)v;
     return true;
   }
-  rt.flags[p] &= (uint8_t)~(kAlloc | kSingle);
+  rt.pages.flags[p] &= (uint8_t)~(kAlloc | kSingle);
   return false;
 }
 

@@ -2,13 +2,52 @@
 // report at finalize (a table on stderr with LOOM_STATS=1, JSON to
 // LOOM_STATS_FILE).  Times are seconds of wall clock spent in each category;
 // polling is the part of barrier and lock time spent waiting in spin loops.
+#include <time.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "stats.hpp"
+
 #include "runtime.hpp"
 
 namespace loom {
+
+double g_sec_per_tick = 0;
+
+void stat_clock_init() {
+#if defined(__x86_64__)
+  if (g_sec_per_tick > 0) return;
+  // Only an invariant TSC ticks at one rate in every state and on every core.
+  FILE* f = std::fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[4096];
+  bool constant = false, nonstop = false;
+  while (std::fgets(line, sizeof line, f))
+    if (!std::strncmp(line, "flags", 5)) {
+      constant = std::strstr(line, " constant_tsc") != nullptr;
+      nonstop = std::strstr(line, " nonstop_tsc") != nullptr;
+      break;
+    }
+  std::fclose(f);
+  if (!constant || !nonstop) return;
+  double t0 = now();
+  uint64_t c0 = __rdtsc();
+  while (now() - t0 < 2e-3) {
+  }
+  double t1 = now();
+  uint64_t c1 = __rdtsc();
+  if (c1 > c0) g_sec_per_tick = (t1 - t0) / (double)(c1 - c0);
+#endif
+}
+
+double now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 
 size_t stats_json(const loom_stats_t& s, char* buf, size_t len) {
   int n = std::snprintf(

@@ -12,6 +12,8 @@
 // segment and spins only on its own node.  Queue entries are rank+1 (0 means
 // none).  These are the raw mechanisms; the memory actions (release before,
 // acquire after) are in api.cpp.
+#include "sync.hpp"
+
 #include "runtime.hpp"
 
 namespace loom {
@@ -27,7 +29,7 @@ uint64_t locked_off(uint32_t id) { return next_off(id) + 8; }
 void sync_barrier_raw() {
   const int N = rt.nranks;
   if (N == 1) return;
-  const uint64_t e = ++rt.barrier_epoch;
+  const uint64_t e = ++rt.sync.barrier_epoch;
   Transport& tp = rt.tp;
   for (int k = 0, d = 1; d < N; k++, d <<= 1) {
     const uint64_t off = rt.meta.barrier + (uint64_t)k * 8;
@@ -62,7 +64,7 @@ void sync_group_arrive(const int* ranks, int n) {
   for (int i = 0; i < n; i++) {
     int j = ranks[i];
     if (j == rt.rank) continue;
-    uint64_t c = ++rt.pair_count[j];
+    uint64_t c = ++rt.sync.pair_count[j];
     rt.tp.store(j, Seg::Meta, rt.meta.barrier + (64 + (uint64_t)rt.rank) * 8, c);
   }
 }
@@ -72,7 +74,7 @@ void sync_group_wait(const int* ranks, int n) {
   for (int i = 0; i < n; i++) {
     int j = ranks[i];
     if (j == rt.rank) continue;
-    const uint64_t off = rt.meta.barrier + (64 + (uint64_t)j) * 8, want = rt.pair_count[j];
+    const uint64_t off = rt.meta.barrier + (64 + (uint64_t)j) * 8, want = rt.sync.pair_count[j];
     spin_until([&] { return tp.load(rt.rank, Seg::Meta, off) >= want; });
   }
 }

@@ -22,6 +22,9 @@
 #include <cstring>
 #include <ctime>
 
+#include "vm.hpp"
+
+#include "protocol/protocol.hpp"
 #include "runtime.hpp"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -88,7 +91,7 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
   uint8_t* a = static_cast<uint8_t*>(info->si_addr);
   if (rt.active && a >= rt.base && a < rt.base + rt.size) {
     uint64_t page = (uint64_t)(a - rt.base) / kPage;
-    if (rt.proto->fault(page, fault_is_write(uctx))) {
+    if (proto_fault(page, fault_is_write(uctx))) {
       errno = saved;
       return;
     }
@@ -99,39 +102,6 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
 
 }  // namespace
 
-double g_sec_per_tick = 0;
-
-void stat_clock_init() {
-#if defined(__x86_64__)
-  if (g_sec_per_tick > 0) return;
-  // Only an invariant TSC ticks at one rate in every state and on every core.
-  FILE* f = std::fopen("/proc/cpuinfo", "r");
-  if (!f) return;
-  char line[4096];
-  bool constant = false, nonstop = false;
-  while (std::fgets(line, sizeof line, f))
-    if (!std::strncmp(line, "flags", 5)) {
-      constant = std::strstr(line, " constant_tsc") != nullptr;
-      nonstop = std::strstr(line, " nonstop_tsc") != nullptr;
-      break;
-    }
-  std::fclose(f);
-  if (!constant || !nonstop) return;
-  double t0 = now();
-  uint64_t c0 = __rdtsc();
-  while (now() - t0 < 2e-3) {
-  }
-  double t1 = now();
-  uint64_t c1 = __rdtsc();
-  if (c1 > c0) g_sec_per_tick = (t1 - t0) / (double)(c1 - c0);
-#endif
-}
-
-double now() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 Status vm_reserve(MPI_Comm comm) {
   const uint64_t size = rt.size;

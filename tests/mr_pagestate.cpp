@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
   uint64_t* remote = blocks[other];
   uint64_t* home = blocks[r];
   uint64_t p = pg(remote);
-  CHECK(rt.state[p] == kNone);
-  CHECK(rt.home[p] == other);
+  CHECK(rt.pages.state[p] == kNone);
+  CHECK(rt.pages.home[p] == other);
 
   // Read: fetched and cached read-only (with its neighbours in the unit).
   loom_stats_t s0, s1;
@@ -36,26 +36,26 @@ int main(int argc, char** argv) {
   volatile uint64_t v = remote[3];
   (void)v;
   CHECK_OK(loom_stats_get(&s1));
-  CHECK(rt.state[p] == kRO);
+  CHECK(rt.pages.state[p] == kRO);
   CHECK(s1.read_faults == s0.read_faults + 1);
   CHECK(s1.pages_fetched >= s0.pages_fetched + 1);
-  CHECK(rt.flags[p] & kListed);
+  CHECK(rt.pages.flags[p] & kListed);
 
   // Write: twin of the pre-write contents, on the dirty list, writable.
   remote[r + 8] = 0x1234 + (uint64_t)r;
-  CHECK(rt.state[p] == kRW);
-  CHECK(rt.dirty.size() == 1 && rt.dirty[0] == p);
-  CHECK(((uint64_t*)(rt.twins + p * kPage))[r + 8] == 0);
-  CHECK(rt.flags[p] & kIWriter);
+  CHECK(rt.pages.state[p] == kRW);
+  CHECK(rt.pages.dirty.size() == 1 && rt.pages.dirty[0] == p);
+  CHECK(((uint64_t*)(rt.pages.twins + p * kPage))[r + 8] == 0);
+  CHECK(rt.pages.flags[p] & kIWriter);
 
   // Home page: in place, no twin.
   uint64_t hp = pg(home + 2 * 512);
   CHECK_OK(loom_stats_get(&s0));
   home[2 * 512 + 100] = 5;
   CHECK_OK(loom_stats_get(&s1));
-  CHECK(rt.state[hp] == kRW);
+  CHECK(rt.pages.state[hp] == kRW);
   CHECK(s1.twins == s0.twins);
-  CHECK(rt.dirty.size() == 1);
+  CHECK(rt.pages.dirty.size() == 1);
 
   // Release at the barrier: diff made, page read-only again.  Every rank
   // wrote its successor's page, so with n >= 2 the writers of `remote` are
@@ -64,22 +64,22 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_barrier());
   CHECK_OK(loom_stats_get(&s1));
   CHECK(s1.diffs == s0.diffs + 1);
-  CHECK(rt.dirty.empty());
+  CHECK(rt.pages.dirty.empty());
   // ... and the home of `remote` did not write that page, so only this rank
   // is its writer: the copy survives the acquire.
-  CHECK(rt.state[p] == kRO);
-  CHECK(rt.state[hp] == kRW);  // home page stays writable across barriers
+  CHECK(rt.pages.state[p] == kRO);
+  CHECK(rt.pages.state[hp] == kRW);  // home page stays writable across barriers
 
   // Home writes the page in place: the cached copy elsewhere is dropped at
   // the next acquire, and a re-read fetches the new value.
   CHECK_OK(loom_barrier());  // every rank's check above is done before the next writes
   blocks[r][1] = 0xbeef + (uint64_t)r;  // this rank is home of blocks[r]
   CHECK_OK(loom_barrier());
-  CHECK(rt.state[p] == kNone);
-  CHECK(rt.flags[p] & kOtherWritten);
+  CHECK(rt.pages.state[p] == kNone);
+  CHECK(rt.pages.flags[p] & kOtherWritten);
   CHECK(remote[1] == 0xbeef + (uint64_t)other);
   CHECK(remote[8 + r] == 0x1234 + (uint64_t)r);  // own earlier write is at the home
-  CHECK(rt.state[p] == kRO);
+  CHECK(rt.pages.state[p] == kRO);
 
   // After its first write, a home page never needs a twin or a fault again.
   home[3 * 512] = 0;

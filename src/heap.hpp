@@ -1,0 +1,24 @@
+// Allocation of global memory (heap.cpp): one block table in rank 0's Meta,
+// changed under an internal lock, read lock-free by the fault handler.
+#pragma once
+#include <cstdint>
+
+#include "status.hpp"
+
+namespace loom {
+
+constexpr uint32_t kHeapMax = 16384;  // allocated blocks at once
+enum : uint32_t { kHeapSingle = 1, kHeapCollective = 2 };
+
+Status heap_alloc(uint64_t npages, uint32_t kind, uint64_t* first_page);
+Status heap_free(uint64_t first_page, uint32_t kind, uint64_t* npages);
+// Fault path: if page p lies in an allocated block, mark the block's pages
+// allocated here and return true.
+bool heap_mark_if_allocated(uint64_t p);
+Status heap_lookup(uint64_t first_page, uint32_t* kind, uint64_t* npages);
+// For a page of a loom_alloc block: is the block still allocated?  Costs one
+// load of the table's version when the table has not changed since the
+// page's last check.  Clears the page's block flags when it was freed.
+bool heap_still_allocated(uint64_t p);
+
+}  // namespace loom

@@ -1,0 +1,380 @@
+// The protocol driver: what every protocol shares (protocol.hpp lists the
+// files and the table of operations a protocol provides).
+//
+//  - Fault on a page homed here: map it in place (it is the home copy).
+//  - Read fault on a page homed elsewhere: one get of the page and of the
+//    following pages with the same home and protocol (LOOM_UNIT_PAGES,
+//    aligned window) into this rank's cache slots, then one mprotect.
+//  - Write fault on a page homed elsewhere: twin, map writable, remember as
+//    dirty.
+//  - Release: byte-exact diffs of dirty pages are put straight into the home
+//    copies (NEWGENDSM's DRAW); after the puts are complete remotely each
+//    protocol queues its notices, and the notices are published.
+//  - Acquire: each protocol sorts its cached copies into keep, drop and
+//    refresh; then the notices other ranks sent are acted on.  A copy this
+//    rank is still writing (between a split barrier's arrive and wait) is
+//    never dropped: it is merged with the home's copy.
+// The order of these steps around each synchronization call is api.cpp's.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "diff.hpp"
+#include "heap.hpp"
+#include "protocol/protocol.hpp"
+#include "vm.hpp"
+
+namespace loom {
+namespace {
+
+bool fetchable(uint64_t q, int h, uint8_t mode) {
+  const PageTable& pt = rt.pages;
+  return (pt.flags[q] & kAlloc) && pt.state[q] == kNone && pt.mode[q] == mode && proto_home(q, false) == h;
+}
+
+struct PutCtx {
+  int home;
+  uint64_t off;
+};
+
+void put_run(uint32_t o, uint32_t len, void* c) {
+  auto* ctx = static_cast<PutCtx*>(c);
+  rt.tp.put(ctx->home, Seg::Data, ctx->off + o, rt.tp.self_data() + ctx->off + o, len);
+}
+
+// Allocate the cache slots of pages [first, first+n) in one system call
+// instead of one kernel fault per page during the copy (a fresh slot is an
+// unpopulated page of the memfd).  Best effort: old kernels lack the advice.
+void populate(uint64_t first, uint64_t n) {
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+  static bool supported = true;
+  if (n < 2 || !supported) return;
+  if (madvise(slot(first), n * kPage, MADV_POPULATE_WRITE) != 0 && errno == EINVAL) supported = false;
+}
+
+// The page-table invariants of page_table.hpp and each protocol's, in the
+// debug-full build (O(pages)).
+void check_invariants() {
+#if LOOM_DEBUG >= 2
+  const PageTable& pt = rt.pages;
+  std::vector<uint8_t> on_dirty(rt.npages, 0), on_cached(rt.npages, 0);
+  for (uint32_t p : pt.dirty) {
+    LOOM_EXPENSIVE_ASSERT(!on_dirty[p]);
+    LOOM_EXPENSIVE_ASSERT(pt.home[p] != rt.rank);
+    on_dirty[p] = 1;
+  }
+  for (uint32_t p : pt.cached) {
+    LOOM_EXPENSIVE_ASSERT(!on_cached[p]);
+    on_cached[p] = 1;
+  }
+  for (uint64_t p = 0; p < rt.npages; p++) {
+    LOOM_EXPENSIVE_ASSERT(pt.state[p] == kNone || (pt.flags[p] & kAlloc));
+    LOOM_EXPENSIVE_ASSERT(!(pt.state[p] == kRW && pt.home[p] != rt.rank) || on_dirty[p]);
+    LOOM_EXPENSIVE_ASSERT(((pt.flags[p] & kListed) != 0) == (on_cached[p] != 0));
+    page_protocol(p).check_page(p);
+  }
+#endif
+}
+
+// Every cached copy goes to its protocol, which says keep, drop or refresh.
+void acquire_copies() {
+  PageTable& pt = rt.pages;
+  if (pt.cached.empty()) return;
+  const auto& families = protocol_families();
+  const uint8_t* family_of = protocol_family_of();
+  static std::vector<std::vector<uint32_t>> of;
+  static AcquireVerdicts v;
+  of.resize(families.size());
+  for (auto& l : of) l.clear();
+  v.keep.clear();
+  v.drop.clear();
+  v.refresh.clear();
+  for (uint32_t p : pt.cached) {
+    if (pt.state[p] == kNone || pt.home[p] == rt.rank || !(pt.flags[p] & kAlloc)) pt.flags[p] &= (uint8_t)~kListed;
+    else of[family_of[pt.mode[p]]].push_back(p);
+  }
+  for (size_t i = 0; i < families.size(); i++)
+    if (!of[i].empty()) families[i]->acquire(of[i], &v);
+  pt.cached.swap(v.keep);
+  for (uint32_t p : v.drop) pt.flags[p] &= (uint8_t)~kListed;
+  for (uint32_t p : v.refresh) pt.flags[p] &= (uint8_t)~kListed;
+  // A page this rank is writing keeps its writes: merged with the home's
+  // copy, it stays writable and listed, to be looked at by the next acquire.
+  size_t kept = 0;
+  for (uint32_t p : v.drop) {
+    if (pt.state[p] == kRW) {
+      merge_from_home(p);
+      list_cached(p);
+    } else {
+      v.drop[kept++] = p;
+    }
+  }
+  v.drop.resize(kept);
+  drop_pages(v.drop);
+  if (!v.refresh.empty()) {
+    double t0 = stat_now();
+    std::sort(v.refresh.begin(), v.refresh.end());
+    refresh_pages(v.refresh, false);
+    for (uint32_t p : v.refresh) list_cached(p);
+    rt.st.s.t_update += stat_now() - t0;
+  }
+}
+
+}  // namespace
+
+// ---- services for the protocols ------------------------------------------
+
+void list_cached(uint64_t q) {
+  uint8_t& f = rt.pages.flags[q];
+  if (!(f & kListed)) {
+    f |= kListed;
+    rt.pages.cached.push_back((uint32_t)q);
+  }
+}
+
+void merge_from_home(uint64_t p) {
+  alignas(64) static uint8_t fresh[kPage];
+  rt.tp.get(rt.pages.home[p], Seg::Data, p * kPage, fresh, kPage);
+  uint8_t* c = slot(p);
+  uint8_t* t = rt.pages.twins + p * kPage;
+  for (uint64_t i = 0; i < kPage; i++) {
+    c[i] = c[i] != t[i] ? c[i] : fresh[i];
+    t[i] = fresh[i];
+  }
+}
+
+void drop_pages(std::vector<uint32_t>& drop) {
+  if (drop.empty()) return;
+  std::sort(drop.begin(), drop.end());
+  for_runs(drop, [](uint64_t first, uint64_t n) {
+    vm_protect(first, n, kNone);
+    std::memset(&rt.pages.state[first], kNone, n);
+  });
+  rt.st.s.invalidations += drop.size();
+}
+
+// Absent pages join the protocol's bookkeeping first (before_fetch) and
+// become read-only copies.
+void refresh_pages(const std::vector<uint32_t>& pages, bool by_notice) {
+  PageTable& pt = rt.pages;
+  size_t i = 0;
+  while (i < pages.size()) {
+    const uint64_t first = pages[i];
+    const int h = pt.home[first];
+    const uint8_t mode = pt.mode[first];
+    size_t j = i + 1;
+    while (j < pages.size() && pages[j] == pages[j - 1] + 1 && pt.home[pages[j]] == h && pt.mode[pages[j]] == mode) j++;
+    const uint64_t n = j - i;
+    const PageProtocol& proto = *kProtocolOf[mode];
+    bool absent = false;
+    for (size_t k = i; k < j; k++) absent |= pt.state[pages[k]] == kNone;
+    if (absent) proto.before_fetch(h, first, n);
+    rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
+    for (size_t k = i; k < j; k++) {
+      const uint64_t p = pages[k];
+      proto.refreshed(p, by_notice);
+      if (pt.state[p] == kNone) {
+        vm_protect(p, 1, kRO);
+        pt.state[p] = kRO;
+        list_cached(p);
+      }
+    }
+    rt.st.s.updates += n;
+    i = j;
+  }
+}
+
+// ---- the driver ----------------------------------------------------------
+
+void proto_make_readable(uint64_t p) {
+  PageTable& pt = rt.pages;
+  if (pt.state[p] != kNone) return;
+  int h = proto_home(p, true);
+  if (h == rt.rank) {
+    vm_protect(p, 1, kRO);
+    pt.state[p] = kRO;
+    return;
+  }
+  // The aligned window of LOOM_UNIT_PAGES around p, cut to the contiguous
+  // pages that are allocated, not cached, homed at the same rank and served
+  // by the same protocol.
+  uint64_t unit = rt.cfg.unit_pages;
+  uint64_t lo = p - p % unit, hi = std::min(lo + unit, rt.npages);
+  uint64_t first = p, end = p + 1;
+  while (first > lo && fetchable(first - 1, h, pt.mode[p])) first--;
+  while (end < hi && fetchable(end, h, pt.mode[p])) end++;
+  uint64_t n = end - first;
+  // Before the get: a release that misses this rank in the protocol's
+  // bookkeeping then completed its diffs before the get reads them.
+  page_protocol(p).before_fetch(h, first, n);
+  populate(first, n);
+  rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
+  vm_protect(first, n, kRO);
+  for (uint64_t q = first; q < end; q++) {
+    pt.state[q] = kRO;
+    list_cached(q);
+  }
+  rt.st.s.pages_fetched += n;
+  rt.st.s.bytes_fetched += n * kPage;
+}
+
+void proto_make_writable(uint64_t p) {
+  PageTable& pt = rt.pages;
+  if (pt.state[p] == kRW) return;
+  int h = proto_home(p, true);
+  if (h != rt.rank && pt.state[p] == kNone) proto_make_readable(p);
+  const PageProtocol& proto = page_protocol(p);
+  proto.before_write(p, &h);
+  if (h != rt.rank) {
+    std::memcpy(pt.twins + p * kPage, slot(p), kPage);
+    pt.dirty.push_back((uint32_t)p);
+    rt.st.s.twins++;
+  } else {
+    proto.home_write(p);
+  }
+  vm_protect(p, 1, kRW);
+  pt.state[p] = kRW;
+}
+
+bool proto_fault(uint64_t p, int is_write) {
+  PageTable& pt = rt.pages;
+  if (!(pt.flags[p] & kAlloc)) {
+    // A block another rank allocated: learn it from the heap table.
+    if (!heap_mark_if_allocated(p)) return false;
+  }
+  uint8_t s = pt.state[p];
+  if (is_write < 0) is_write = s == kRO ? 1 : 0;  // unknown: read first, a write faults again
+  if (s == kRW || (s == kRO && !is_write)) return false;  // the access was allowed: not ours
+  double t0 = stat_now();
+  if (is_write) {
+    rt.st.s.write_faults++;
+    proto_make_writable(p);
+  } else {
+    rt.st.s.read_faults++;
+    proto_make_readable(p);
+  }
+  rt.st.s.t_fault += stat_now() - t0;
+  return true;
+}
+
+void proto_release() {
+  PageTable& pt = rt.pages;
+  const auto& families = protocol_families();
+  bool pending = !pt.dirty.empty() || !rt.rings.update_pages.empty();
+  for (const PageProtocol* f : families) pending = pending || f->release_pending();
+  if (!pending) {
+    rt.tp.flush();
+    return;
+  }
+  double t0 = stat_now();
+  std::sort(pt.dirty.begin(), pt.dirty.end());
+  migrate_note_released(pt.dirty);
+  for (uint32_t p : pt.dirty) {
+    PutCtx ctx{pt.home[p], (uint64_t)p * kPage};
+    size_t bytes = diff_runs(pt.twins + ctx.off, slot(p), kPage, put_run, &ctx);
+    rt.st.s.diffs++;
+    rt.st.s.diff_bytes += bytes;
+  }
+  rt.tp.flush();
+  // The diffs are at the homes: each protocol tells the holders it must.
+  const uint8_t* family_of = protocol_family_of();
+  static std::vector<std::vector<uint32_t>> written;
+  written.resize(families.size());
+  for (auto& l : written) l.clear();
+  for (uint32_t p : pt.dirty) written[family_of[pt.mode[p]]].push_back(p);
+  for (size_t i = 0; i < families.size(); i++) families[i]->release(written[i]);
+  notices_queue_updates();  // loom_update: every other rank installs the page
+  notices_publish();
+  for_runs(pt.dirty, [](uint64_t first, uint64_t n) {
+    vm_protect(first, n, kRO);
+    std::memset(&rt.pages.state[first], kRO, n);
+  });
+  pt.dirty.clear();
+  rt.st.s.t_diff += stat_now() - t0;
+  check_invariants();
+}
+
+void proto_acquire() {
+  rt.tp.sync_local();
+  migrate_process_lost();
+  check_invariants();
+  acquire_copies();
+  notices_process();
+  check_invariants();
+}
+
+void proto_before_atomic(uint64_t p) {
+  PageTable& pt = rt.pages;
+  int h = proto_home(p, true);
+  if (h != rt.rank && pt.state[p] != kNone) {
+    if (pt.state[p] == kRW) proto_release();  // this rank's writes to the page go first
+    vm_protect(p, 1, kNone);                  // the copy would miss the atomic's update
+    pt.state[p] = kNone;
+  }
+  page_protocol(p).before_atomic(p, &h);
+}
+
+void proto_after_atomic(uint64_t p) { page_protocol(p).after_atomic(p); }
+
+void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
+  PageTable& pt = rt.pages;
+  for (uint64_t p = first; p < first + n; p++) {
+    if (pt.home[p] != rt.rank && pt.state[p] != kNone) {
+      LOOM_ASSERT(pt.state[p] != kRW);  // callers release first
+      vm_protect(p, 1, kNone);
+      pt.state[p] = kNone;
+    }
+    migrate_forget(p);
+    if (allocated) pt.flags[p] |= kAlloc | kSingle;
+    else pt.flags[p] &= (uint8_t)~(kAlloc | kSingle);
+    pt.mode[p] = (uint8_t)rt.cfg.protocol;
+    pt.heap_checked[p] = ~0u;  // unknown: the next check reads the table
+  }
+}
+
+void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home,
+                       loom_protocol_t protocol) {
+  PageTable& pt = rt.pages;
+  migrate_process_lost();  // notices about the range's old life must not hit its new one
+  vm_protect(first, n, kNone);
+  const uint64_t N = (uint64_t)rt.nranks;
+  uint64_t chunk = (n + N - 1) / N;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t p = first + i;
+    int h = -1;
+    if (allocated) switch (policy) {
+        case LOOM_HOME_CYCLIC: h = (int)(i % N); break;
+        case LOOM_HOME_BLOCK: h = (int)(i / chunk); break;
+        case LOOM_HOME_EXPLICIT: h = explicit_home; break;
+        default: h = -1;
+      }
+    pt.state[p] = kNone;
+    pt.flags[p] = (uint8_t)((pt.flags[p] & kListed) | (allocated ? kAlloc : 0));  // collective: not kSingle
+    migrate_forget(p);
+    pt.home[p] = (int16_t)h;
+    pt.mode[p] = (uint8_t)protocol;
+    if (dir_rank(p) == (uint64_t)rt.rank) {
+      rt.tp.store(rt.rank, Seg::Meta, dir_off(p), (uint64_t)(h + 1));
+      rt.tp.store(rt.rank, Seg::Meta, dir_off(p) + 8, 0);
+    }
+  }
+  for (const PageProtocol* f : protocol_families()) f->forget_range(first, n);
+  rt.tp.sync_local();
+  // Fresh contents: the home copies of the range read as zero.
+  if (rt.tp.all_direct()) {
+    if (fallocate(rt.tp.data_fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(first * kPage),
+                  (off_t)(n * kPage)) != 0)
+      std::memset(slot(first), 0, n * kPage);
+  } else {
+    for (uint64_t p = first; p < first + n; p++)
+      if (pt.home[p] == rt.rank) std::memset(slot(p), 0, kPage);
+  }
+}
+
+}  // namespace loom

@@ -1,0 +1,38 @@
+// Homes and the directory (directory.hpp has the layout).
+#include "protocol/directory.hpp"
+
+#include <cstring>
+
+#include "protocol/protocol.hpp"
+
+namespace loom {
+namespace {
+
+int home_in_word(uint64_t v) { return (v & ~kMigrated) == 0 ? -1 : (int)((v & ~kMigrated) - 1); }
+
+}  // namespace
+
+uint64_t dir_rank(uint64_t p) { return p % (uint64_t)rt.nranks; }
+uint64_t dir_off(uint64_t p) { return rt.meta.dir + (p / (uint64_t)rt.nranks) * 16; }
+
+int dir_home(uint64_t p) { return home_in_word(rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p))); }
+
+int proto_home(uint64_t p, bool claim) {
+  int h = rt.pages.home[p];
+  // With migration a cached home may be stale: a page about to be fetched
+  // asks the directory again (this rank's own homes it learns by mailbox).
+  if (h >= 0 && !(rt.cfg.migrate && h != rt.rank && rt.pages.state[p] == kNone)) return h;
+  uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)) & ~kMigrated;
+  if (v == 0 && claim) {
+    // The slot holds nothing valid (the page is not cached here), so it can
+    // be zeroed before it is offered as the home copy.
+    if (rt.pages.state[p] == kNone) std::memset(slot(p), 0, kPage);
+    v = rt.tp.cas(dir_rank(p), Seg::Meta, dir_off(p), 0, (uint64_t)rt.rank + 1);
+    if (v == 0) v = (uint64_t)rt.rank + 1;
+  }
+  if (v == 0) return -1;
+  rt.pages.home[p] = (int16_t)(v - 1);
+  return (int)(v - 1);
+}
+
+}  // namespace loom

@@ -1,0 +1,24 @@
+// Homes and the directory.  The directory entry {home+1, writer mask} of
+// page p lives in the Meta segment of rank p mod N, at dir_off(p).  First
+// touch claims the home by compare-and-swap on the entry (ARDMAR); cyclic,
+// block and explicit homes are written into it by the collective allocation
+// (core.cpp, proto_reset_range).  Homes are cached in the page table once
+// known.  The writer mask is HLRC's (hlrc.cpp); the home word carries a
+// sticky mark once migration moved the page (migrate.cpp).
+// Thread safety: the application thread only.
+#pragma once
+#include <cstdint>
+
+namespace loom {
+
+constexpr uint64_t kMigrated = 1ull << 62;  // sticky mark in the home word: this page moved once
+
+uint64_t dir_rank(uint64_t page);  // the rank holding page's entry
+uint64_t dir_off(uint64_t page);   // the entry's offset in that rank's Meta (+8: the writer mask)
+// The home of page as the directory says now; -1 if unclaimed.
+int dir_home(uint64_t page);
+// The home of page (cached, else from the directory); with claim, an
+// unclaimed page becomes this rank's (first touch).  -1 if unclaimed.
+int proto_home(uint64_t page, bool claim);
+
+}  // namespace loom

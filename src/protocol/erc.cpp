@@ -1,0 +1,178 @@
+// Eager release consistency (ERC) with multiple writers, invalidate and
+// update flavours, per block (LOOM_PROTOCOL and
+// loom_alloc_collective_protocol), on the driver's homes, twins and diffs:
+//  - Each home keeps a copy-set word per page (Meta, at copyset + p*8): a
+//    rank ORs its bit in before it fetches a copy (one request for the whole
+//    fetch window), so a release that reads the copy-set after its diffs are
+//    complete at the home names every rank that may hold a stale copy.
+//  - A home traps its own writes too (its pages go back to read-only at every
+//    release), so that home writes are known exactly.
+//  - Release: (diffs to the homes and flush, by the driver;) read the
+//    copy-sets of the pages written; queue a notice {page, invalidate |
+//    refresh} for each holder, which the driver publishes (notices.cpp).
+//  - Acquire: the driver reads the rings; invalidate drops the copy, refresh
+//    brings it up to date from the home (one get per run of pages), so the
+//    update flavour's readers do not fault.  Copies without notices stay.
+// Pages only their home uses would trap every home write for nothing: when a
+// release finds nobody else in the copy-set of a home page, the home sets its
+// own bit there (compare-and-swap against the value it read) and leaves the
+// page writable ("untracked").  A rank that fetches the page sees that bit in
+// the old value of its OR: it keeps its copy only until its next acquire (as
+// HLRC would) and tells the home, which traps its writes again from its next
+// acquire on.  That rule took LU's 12103 home write faults back to HLRC's 135.
+// Copy-set bits are never cleared: a rank that dropped a copy keeps
+// receiving notices it ignores.
+#include "protocol/erc.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "protocol/protocol.hpp"
+#include "vm.hpp"
+
+namespace loom {
+namespace {
+
+uint64_t cs_off(uint64_t p) { return rt.meta.copyset + p * 8; }
+
+// Before fetching pages [first, first+n) from home h: join their copy-sets.
+// A page the home writes untrapped (its bit in the old value) is kept only
+// until the next acquire, and the home hears of the join.
+void before_fetch(int h, uint64_t first, uint64_t n) {
+  static std::vector<uint64_t> old;
+  old.resize(n);
+  rt.tp.or_range(h, Seg::Meta, cs_off(first), n, my_bit(), old.data());
+  bool told = false;
+  for (uint64_t i = 0; i < n; i++) {
+    uint8_t& f = rt.pages.flags[first + i];
+    if (old[i] & (1ull << h)) {
+      f |= kUntracked;
+      notice_queue(h, first + i, kNoticeJoined);
+      told = true;
+    } else {
+      f &= (uint8_t)~kUntracked;
+    }
+  }
+  if (told) notices_publish();
+}
+
+// A home page nobody else holds goes untracked: this rank's bit in the
+// copy-set, set only if the copy-set is still `seen` (no rank joined since).
+bool go_untracked(uint64_t p, uint64_t seen) {
+  if (rt.tp.cas(rt.rank, Seg::Meta, cs_off(p), seen, seen | my_bit()) != seen) return false;
+  rt.pages.flags[p] |= kUntracked;
+  return true;
+}
+
+// A rank fetched untracked home page p: trap this rank's writes again.
+void home_notice(uint64_t p, NoticeKind kind) {
+  PageTable& pt = rt.pages;
+  if (kind != kNoticeJoined || !(pt.flags[p] & kUntracked) || pt.home[p] != rt.rank) return;
+  uint64_t cur = rt.tp.load(rt.rank, Seg::Meta, cs_off(p)), was;
+  while ((was = rt.tp.cas(rt.rank, Seg::Meta, cs_off(p), cur, cur & ~my_bit())) != cur) cur = was;
+  pt.flags[p] &= (uint8_t)~kUntracked;
+  if (pt.state[p] == kRW) {
+    vm_protect(p, 1, kRO);
+    pt.state[p] = kRO;
+  }
+}
+
+// Notices for pages this rank wrote (their diffs complete at the homes):
+// every other holder in the page's copy-set, but not the home.  Home pages
+// nobody else holds go untracked instead.
+void notify_holders(const std::vector<uint32_t>& pages) {
+  static std::vector<uint64_t> sets;
+  static const std::vector<uint32_t>* cur;
+  if (pages.empty()) return;
+  PageTable& pt = rt.pages;
+  cur = &pages;
+  sets.resize(pages.size());
+  rt.tp.load_many(
+      pages.size(), [](size_t i, int* r, uint64_t* off) {
+        *r = rt.pages.home[(*cur)[i]];
+        *off = cs_off((*cur)[i]);
+      },
+      sets.data());
+  for (size_t i = 0; i < pages.size(); i++) {
+    const uint32_t p = pages[i];
+    uint64_t bits = sets[i] & ~my_bit() & ~(1ull << pt.home[p]);
+    if (bits == 0 && pt.home[p] == rt.rank && (pt.flags[p] & kHomeDirty)) {
+      if (go_untracked(p, sets[i])) continue;
+      bits = rt.tp.load(rt.rank, Seg::Meta, cs_off(p)) & ~my_bit();  // a rank joined meanwhile
+    }
+    const NoticeKind kind = pt.mode[p] == LOOM_PROTOCOL_ERC_UPDATE ? kNoticeRefresh : kNoticeInvalidate;
+    while (bits) {
+      notice_queue(__builtin_ctzll(bits), p, kind);
+      bits &= bits - 1;
+    }
+  }
+}
+
+void home_write(uint64_t p) {
+  uint8_t& f = rt.pages.flags[p];
+  if (f & kHomeDirty) return;
+  f |= kHomeDirty;  // the home's writes are noticed at its release
+  rt.erc.home_dirty.push_back((uint32_t)p);
+}
+
+bool release_pending() { return !rt.erc.home_dirty.empty(); }
+
+void release(const std::vector<uint32_t>& written) {
+  PageTable& pt = rt.pages;
+  std::vector<uint32_t>& home_dirty = rt.erc.home_dirty;
+  static std::vector<uint32_t> all;
+  all.assign(written.begin(), written.end());
+  all.insert(all.end(), home_dirty.begin(), home_dirty.end());
+  notify_holders(all);
+  // Trap the home's next write, except on pages that went untracked.
+  std::sort(home_dirty.begin(), home_dirty.end());
+  size_t kept = 0;
+  for (uint32_t p : home_dirty) {
+    pt.flags[p] &= (uint8_t)~kHomeDirty;
+    if (!(pt.flags[p] & kUntracked)) home_dirty[kept++] = p;
+  }
+  home_dirty.resize(kept);
+  for_runs(home_dirty, [&](uint64_t first, uint64_t n) {
+    vm_protect(first, n, kRO);
+    std::memset(&pt.state[first], kRO, n);
+  });
+  home_dirty.clear();
+}
+
+// Copies stay until a notice says otherwise, except those fetched while the
+// home wrote untrapped.
+void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
+  for (uint32_t p : cached) {
+    if (rt.pages.flags[p] & kUntracked) out->drop.push_back(p);
+    else out->keep.push_back(p);
+  }
+}
+
+void after_atomic(uint64_t p) {
+  static std::vector<uint32_t> one(1);
+  one[0] = (uint32_t)p;
+  notify_holders(one);
+  notices_publish();
+}
+
+// No rank holds a copy of the new block (every rank calls this between two
+// barriers, so no copy-set word is in use).
+void forget_range(uint64_t first, uint64_t n) { std::memset(rt.tp.self_meta() + cs_off(first), 0, n * 8); }
+
+// A writable home page is on the home_dirty list or untracked.
+void check_page([[maybe_unused]] uint64_t p) {
+  LOOM_EXPENSIVE_ASSERT(!(rt.pages.state[p] == kRW && rt.pages.home[p] == rt.rank) ||
+                        (rt.pages.flags[p] & (kHomeDirty | kUntracked)));
+}
+
+void refreshed(uint64_t, bool) {}
+void before_write(uint64_t, int*) {}
+void before_atomic(uint64_t, int*) {}  // the holders hear of the atomic from after_atomic
+
+}  // namespace
+
+const PageProtocol kErc = {
+    "erc",         /*needs_notices=*/true, /*migrates=*/false, before_fetch, refreshed, before_write, home_write,
+    release_pending, release, acquire, home_notice, before_atomic, after_atomic, forget_range, check_page};
+
+}  // namespace loom

@@ -1,0 +1,102 @@
+// Home-based lazy release consistency with multiple writers (HLRC), with
+// one-sided operations only: no handler runs on the home.
+//
+//  - A page homed here is read and written in place: the first write
+//    registers this rank in the page's writer set; after that the page stays
+//    writable: no twin, diff or fault in steady state.
+//  - Elsewhere, a write is twinned and its byte-exact diff put into the home
+//    at the release (the driver, core.cpp).
+//  - Acquire: drop every cached copy whose writer set names another rank.
+//    Writer sets are sticky classification (ArgoDSM's Pyxis idea reduced to
+//    writers): a home writes in place without faults, so there are no exact
+//    write notices for home pages; "another rank is a writer" is the
+//    may-have-written test.  Pages only this rank writes, and pages nobody
+//    else writes (read-only data), stay cached across acquires.  For
+//    lock-heavy programs this drops more than the pages earlier holders of
+//    the lock wrote (docs/ARCHITECTURE.md says what that costs).
+// The writer set is the second word of the page's directory entry.
+#include "protocol/protocol.hpp"
+
+namespace loom {
+namespace {
+
+void register_writer(uint64_t p) {
+  uint8_t& f = rt.pages.flags[p];
+  if (f & kIWriter) return;
+  uint64_t old = rt.tp.fetch_or(dir_rank(p), Seg::Meta, dir_off(p) + 8, my_bit());
+  f |= kIWriter;
+  if (old & ~my_bit()) f |= kOtherWritten;
+}
+
+void before_write(uint64_t p, int* h) {
+  register_writer(p);
+  // With migration the home may have moved: this rank's writes go to the new one.
+  if (migrate_refresh_home(p, h) && rt.pages.state[p] == kNone) proto_make_readable(p);
+}
+
+void before_atomic(uint64_t p, int* h) {
+  register_writer(p);
+  migrate_refresh_home(p, h);
+}
+
+// A copy that may be stale: dropped, unless a notice installed it (see
+// refreshed()), in which case it is refreshed once more.
+void stale(uint32_t p, AcquireVerdicts* out) {
+  uint8_t& f = rt.pages.flags[p];
+  if (rt.pages.state[p] != kRW && (f & kInstalled)) {
+    f &= (uint8_t)~kInstalled;
+    out->refresh.push_back(p);
+  } else {
+    out->drop.push_back(p);
+  }
+}
+
+void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
+  static std::vector<uint32_t> check;
+  static std::vector<uint64_t> writers;
+  check.clear();
+  for (uint32_t p : cached) {
+    if (rt.pages.flags[p] & kOtherWritten) stale(p, out);
+    else check.push_back(p);
+  }
+  writers.resize(check.size());
+  rt.tp.load_many(
+      check.size(), [](size_t i, int* r, uint64_t* off) {
+        *r = (int)dir_rank(check[i]);
+        *off = dir_off(check[i]) + 8;
+      },
+      writers.data());
+  for (size_t i = 0; i < check.size(); i++) {
+    const uint32_t p = check[i];
+    if (writers[i] & ~my_bit()) {
+      rt.pages.flags[p] |= kOtherWritten;
+      stale(p, out);
+    } else {
+      out->keep.push_back(p);
+    }
+  }
+}
+
+// A notice may have been read at an acquire that raced with the sender's
+// release (the sender left the barrier first), so a copy a notice brought up
+// to date is refreshed once more by the next acquire instead of dropped.
+void refreshed(uint64_t p, bool by_notice) {
+  if (by_notice) rt.pages.flags[p] |= kInstalled;
+}
+
+void before_fetch(int, uint64_t, uint64_t) {}
+void home_write(uint64_t) {}
+bool release_pending() { return false; }
+void release(const std::vector<uint32_t>&) {}  // the writer sets tell the readers
+void home_notice(uint64_t, NoticeKind) {}
+void after_atomic(uint64_t) {}  // the writer set makes every holder drop the page
+void forget_range(uint64_t, uint64_t) {}  // the directory entries are reset by the driver
+void check_page(uint64_t) {}
+
+}  // namespace
+
+const PageProtocol kHlrc = {
+    "hlrc",        /*needs_notices=*/false, /*migrates=*/true, before_fetch, refreshed, before_write, home_write,
+    release_pending, release, acquire, home_notice, before_atomic, after_atomic, forget_range, check_page};
+
+}  // namespace loom

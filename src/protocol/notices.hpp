@@ -1,0 +1,63 @@
+// Notices: one rank telling another "page p changed" between a release and
+// the receiver's next acquire.  The eager protocols send them to the holders
+// of a page they wrote (erc.cpp); loom_update sends "install" notices under
+// every protocol, which is why the rings are not ERC's alone.
+//
+// Transport: one ring per (writer, reader) pair, in the reader's Meta
+// segment, written only by the writer (single producer, single consumer):
+// word 0 head (entries written, low 48 bits; an overflow generation above),
+// word 1 tail (entries consumed), then kRingEntries entries {page << 2 |
+// kind}.  A writer queues notices during its release and publishes them at
+// its end: entries first, a flush, then the heads, so a reader never sees a
+// head above entries that have not landed.  A full ring makes the writer
+// bump the overflow generation instead; the reader then treats every copy
+// whose protocol relies on notices as stale (PageProtocol::needs_notices).
+// Notices are order-free (each acts on the home's current copy), so rings
+// from different writers need no common order.
+// Thread safety: the application thread only.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace loom {
+
+constexpr uint64_t kRingEntries = 4096;
+constexpr uint64_t kRingWords = 8 + kRingEntries;
+constexpr uint64_t kRingCountMask = (1ull << 48) - 1;
+
+enum NoticeKind : uint64_t {
+  kNoticeInvalidate = 0,  // drop the copy
+  kNoticeRefresh = 1,     // bring the copy up to date if held
+  kNoticeInstall = 2,     // loom_update: bring it up to date, fetching it if not held
+  kNoticeJoined = 3,      // to a home (ERC): a rank fetched a page the home writes untrapped
+};
+
+// This rank's side of every ring, and loom_update's pending pages.
+struct NoticeRings {
+  std::vector<std::vector<uint64_t>> outbox;  // notices for each rank, sent at the end of a release
+  std::vector<uint64_t> sent;                 // entries written into each rank's ring from this rank
+  std::vector<uint64_t> tail;                 // that ring's tail as last read
+  std::vector<uint64_t> ovf;                  // overflow generation this rank gave each ring
+  std::vector<uint64_t> seen;                 // per writer: entries of its ring consumed here
+  std::vector<uint64_t> ovf_seen;             // per writer: its ring's overflow generation seen
+  std::vector<uint32_t> update_pages;         // loom_update: pages to bring up to date everywhere
+
+  void init(int nranks) {
+    outbox.assign(nranks, {});
+    sent.assign(nranks, 0);
+    tail.assign(nranks, 0);
+    ovf.assign(nranks, 0);
+    seen.assign(nranks, 0);
+    ovf_seen.assign(nranks, 0);
+    update_pages.clear();
+  }
+};
+
+void notice_queue(int r, uint64_t page, NoticeKind kind);  // sent by the next notices_publish
+void notices_publish();
+// loom_update's pages become install notices to every other rank (at a release).
+void notices_queue_updates();
+// At an acquire: read this rank's rings and act on the notices.
+void notices_process();
+
+}  // namespace loom

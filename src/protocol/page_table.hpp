@@ -1,0 +1,69 @@
+// The page table: what this rank knows about each page of the global range
+// (its state, facts learned about it, its home, the protocol of its block)
+// and the two lists the protocol walks at synchronization points.  The
+// protocol driver (protocol/core.cpp) owns it; the heap marks pages of
+// blocks other ranks allocated, and the API reads it for loom_prepare and
+// the atomics.
+//
+// Invariants (checked in the debug-full build at every release and acquire):
+//  1. state[p] != kNone implies flags[p] & kAlloc.
+//  2. state[p] == kRW and home[p] != rank implies p is on the dirty list and
+//     its twin holds the page as it was at the first write of this interval.
+//  3. A page on the dirty list is never the calling rank's home page.
+//  4. flags[p] & kListed iff p is on the cached list (exactly once).
+//  5. The protection of page p at base + p*PAGE is NONE, READ or READ|WRITE
+//     exactly as state[p] says.
+// Each protocol adds its own (PageProtocol::check_page).
+// Thread safety: the application thread only (it also takes the faults).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace loom {
+
+constexpr uint64_t kPage = 4096;
+
+enum PageState : uint8_t { kNone = 0, kRO = 1, kRW = 2 };
+enum PageFlag : uint8_t {
+  kAlloc = 1,         // inside an allocated block
+  kOtherWritten = 2,  // HLRC, sticky: another rank is in the page's writer set
+  kIWriter = 4,       // HLRC, sticky: this rank is registered in the writer set
+  kListed = 8,        // on the cached list
+  kSingle = 16,       // in a block from loom_alloc (may be freed by any rank)
+  kHomeDirty = 32,    // ERC: a home page written since the last release (on ErcState::home_dirty)
+  kInstalled = 64,    // HLRC: a copy a notice brought up to date (refreshed, not dropped, by the next acquire)
+  // ERC: on a home page, "nobody else holds it: the home writes it
+  // untrapped" (its own bit set in the copy-set); on another rank's copy,
+  // "fetched while its home wrote untrapped: drop it at every acquire".
+  kUntracked = 128,
+};
+
+struct PageTable {
+  uint8_t* twins = nullptr;            // twin of page p at twins + p*PAGE (api.cpp maps it)
+  std::vector<uint8_t> state, flags;   // PageState, PageFlag bits
+  std::vector<int16_t> home;           // -1 unknown
+  std::vector<uint8_t> mode;           // the block's loom_protocol_t: which PageProtocol serves p
+  std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
+  std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
+  std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy
+
+  void init(uint64_t npages, uint8_t protocol) {
+    state.assign(npages, kNone);
+    flags.assign(npages, 0);
+    home.assign(npages, -1);
+    mode.assign(npages, protocol);
+    heap_checked.assign(npages, ~0u);
+    dirty.clear();
+    dirty.reserve(npages);
+    cached.clear();
+    cached.reserve(npages);
+  }
+  void clear() {
+    state.clear();
+    flags.clear();
+    home.clear();
+    heap_checked.clear();
+  }
+};
+
+}  // namespace loom

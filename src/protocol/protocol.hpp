@@ -1,0 +1,144 @@
+// The coherence protocols: release consistency with multiple writers over
+// the transport's one-sided operations.
+//
+// What every protocol shares is the driver, protocol/core.cpp: page states
+// and the page table, the fault entry, fetch windows, twins and byte-exact
+// diffs put straight into the homes, and the order of the steps of a
+// release and an acquire.  What differs sits behind a table of operations,
+// PageProtocol, chosen per page: a page is served by the protocol of its
+// block (PageTable::mode, a loom_protocol_t, indexes kProtocolOf in
+// protocols.cpp), so one program can mix protocols.
+//
+//   core.cpp       the driver (this header's proto_* functions)
+//   hlrc.cpp       home-based lazy RC: writer sets in the directory decide
+//                  which copies an acquire drops
+//   erc.cpp        eager RC, invalidate and update: copy-sets at the homes,
+//                  home writes trapped, notices to the holders at a release
+//   directory.cpp  homes (first touch, policies) and directory entries
+//   notices.cpp    notice rings between ranks (ERC, and loom_update under
+//                  every protocol)
+//   migrate.cpp    home migration at barriers (LOOM_MIGRATE)
+//   protocols.cpp  the table: loom_protocol_t -> PageProtocol
+//
+// Adding a protocol: a loom_protocol_t value (include/loom/loom.h and the
+// LOOM_PROTOCOL names in config.cpp), a file that defines its PageProtocol
+// with every operation below filled in, and one entry in kProtocolOf.
+// Thread safety: the application thread only (it also takes the faults).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "protocol/directory.hpp"
+#include "protocol/notices.hpp"
+#include "runtime.hpp"
+
+namespace loom {
+
+// ---- the driver, called by the API and the fault handler -----------------
+
+bool proto_fault(uint64_t page, int is_write);  // false: not Loom's fault
+void proto_make_readable(uint64_t page);        // loom_prepare(LOOM_READ)
+void proto_make_writable(uint64_t page);        // loom_prepare(LOOM_WRITE)
+void proto_release();  // this rank's writes reach their homes; holders are told
+void proto_acquire();  // drop or refresh copies others may have written
+// Around a Loom atomic on page (performed at the home).
+void proto_before_atomic(uint64_t page);
+void proto_after_atomic(uint64_t page);  // a modifying atomic completed
+// Drop this rank's cached copies of [first, first+n) (not its home pages,
+// which stay in place) and mark the pages allocated or not, on this rank
+// only.  Dirty pages must have been released.
+void proto_forget_copies(uint64_t first, uint64_t n, bool allocated);
+// Forget every local and directory fact about pages [first, first+n) and
+// give them homes by `policy` and `protocol` (collective: every rank calls).
+void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home,
+                       loom_protocol_t protocol);
+
+// ---- the table of a protocol ---------------------------------------------
+
+// An acquire's decision about each cached copy (core.cpp acts on it: a
+// dropped copy this rank is writing is merged with the home's instead).
+struct AcquireVerdicts {
+  std::vector<uint32_t> keep, drop, refresh;
+};
+
+struct PageProtocol {
+  const char* name;
+  // Copies are kept coherent by notices: when notices to this rank were
+  // lost (a full ring), every such copy is dropped.
+  bool needs_notices;
+  // LOOM_MIGRATE may move the home of its pages.
+  bool migrates;
+  // Before this rank fetches the run of pages [first, first+n) from `home`
+  // (at a fault, or to refresh copies at least one of which is absent).
+  void (*before_fetch)(int home, uint64_t first, uint64_t n);
+  // A copy of `page` was brought up to date from its home at an acquire;
+  // by_notice: a notice asked for it.
+  void (*refreshed)(uint64_t page, bool by_notice);
+  // The first write of an interval to `page`, before the driver twins it or
+  // makes it writable.  May learn that the home moved: then it updates
+  // *home (and the copy, if it had to drop it).
+  void (*before_write)(uint64_t page, int* home);
+  // That write is to a page this rank homes.
+  void (*home_write)(uint64_t page);
+  // Release work beyond the dirty list is pending (say, trapped home writes).
+  bool (*release_pending)();
+  // At a release, after the diffs are complete at the homes: `written` are
+  // this protocol's non-home pages the rank wrote (sorted).  Queue notices
+  // here (notice_queue); the driver publishes them.
+  void (*release)(const std::vector<uint32_t>& written);
+  // At an acquire: sort this protocol's cached copies (valid, not homed
+  // here) into keep, drop and refresh.
+  void (*acquire)(const std::vector<uint32_t>& cached, AcquireVerdicts* out);
+  // A notice about a page this rank homes arrived.
+  void (*home_notice)(uint64_t page, NoticeKind kind);
+  // Around an atomic on `page` (after the driver dropped a stale copy).
+  void (*before_atomic)(uint64_t page, int* home);
+  void (*after_atomic)(uint64_t page);
+  // Forget the protocol's metadata about pages [first, first+n), which start
+  // a new life (collective, between two barriers; called for every protocol,
+  // since the pages' old protocol may differ from the new one).
+  void (*forget_range)(uint64_t first, uint64_t n);
+  // The protocol's own page invariants (debug-full build).
+  void (*check_page)(uint64_t page);
+};
+
+extern const PageProtocol kHlrc, kErc;
+extern const PageProtocol* const kProtocolOf[];  // by loom_protocol_t
+// The distinct tables of kProtocolOf (erc-invalidate and erc-update share
+// one), in order; a release and an acquire call each once.
+const std::vector<const PageProtocol*>& protocol_families();
+// By loom_protocol_t: the index of its table in protocol_families().
+const uint8_t* protocol_family_of();
+
+inline const PageProtocol& page_protocol(uint64_t p) { return *kProtocolOf[rt.pages.mode[p]]; }
+
+// ---- driver services the protocols use -----------------------------------
+
+inline uint64_t my_bit() { return 1ull << rt.rank; }
+// This rank's slot of page p in its Data segment (home copy or cached copy).
+inline uint8_t* slot(uint64_t p) { return rt.tp.self_data() + p * kPage; }
+void list_cached(uint64_t page);
+// A copy this rank is writing (twinned) that others wrote too: bring in the
+// home's bytes where this rank did not write; the twin becomes the home's
+// page, so this rank's diff stays its own writes.
+void merge_from_home(uint64_t page);
+// Drop the read-only copies in `pages` (sorted here).
+void drop_pages(std::vector<uint32_t>& pages);
+// Bring the copies of sorted `pages` (non-home, read-only or absent) up to
+// date from their homes, one get per run with one home and protocol.
+void refresh_pages(const std::vector<uint32_t>& pages, bool by_notice);
+
+// Apply f(first, count) to maximal runs of consecutive page numbers in a
+// sorted list.
+template <class F>
+void for_runs(const std::vector<uint32_t>& pages, F&& f) {
+  size_t i = 0;
+  while (i < pages.size()) {
+    size_t j = i + 1;
+    while (j < pages.size() && pages[j] == pages[j - 1] + 1) j++;
+    f(pages[i], j - i);
+    i = j;
+  }
+}
+
+}  // namespace loom

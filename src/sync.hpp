@@ -1,0 +1,40 @@
+// Synchronization without memory actions: the dissemination barrier, group
+// (split-phase and subset) barriers and MCS queue locks, all over transport
+// atomics on the Meta segment (sync.cpp); the API wraps them in the
+// protocol's release and acquire.  The clock's ping-pong sequence lives here
+// too: it is the same kind of state, a count of exchanges with peers.
+// Thread safety: the application thread only.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace loom {
+
+struct SyncState {
+  std::vector<uint8_t> held;         // held[lock] = 1 while this rank holds it
+  uint64_t barrier_epoch = 0;
+  std::vector<uint64_t> pair_count;  // group barriers entered with each peer
+  std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
+  bool barrier_pending = false;
+  uint64_t clock_seq = 0;            // clock.cpp: ping-pong sequence numbers used so far
+
+  void init(int nranks, uint32_t locks) {
+    held.assign(locks, 0);
+    barrier_epoch = 0;
+    pair_count.assign(nranks, 0);
+    pending_group.clear();
+    barrier_pending = false;
+  }
+};
+
+void sync_barrier_raw();           // dissemination barrier, no memory actions
+void sync_lock_raw(uint32_t id);   // MCS queue lock, no memory actions
+void sync_unlock_raw(uint32_t id);
+// Group barrier in two phases (split-phase / fuzzy, and over any subset):
+// arrive signals every other member, wait waits for every other member's
+// signal.  Works for any subsets because each pair of ranks counts the group
+// barriers they share; members must enter shared barriers in the same order.
+void sync_group_arrive(const int* ranks, int n);
+void sync_group_wait(const int* ranks, int n);
+
+}  // namespace loom

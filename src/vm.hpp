@@ -1,0 +1,20 @@
+// The virtual-memory layer (vm.cpp): the global range at one address on
+// every rank, page protections, and the SIGSEGV handler that hands faults
+// on Loom pages to the protocol.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "protocol/page_table.hpp"
+#include "status.hpp"
+
+namespace loom {
+
+Status vm_reserve(MPI_Comm comm);  // agree on and map the global range
+void vm_release();
+Status vm_install_handler();
+void vm_remove_handler();
+void vm_protect(uint64_t first_page, uint64_t npages, PageState s);
+
+}  // namespace loom
