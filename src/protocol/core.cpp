@@ -265,13 +265,12 @@ bool proto_fault(uint64_t p, int is_write) {
 
 void proto_release() {
   PageTable& pt = rt.pages;
-  const auto& families = protocol_families();
-  bool pending = !pt.dirty.empty() || !rt.rings.update_pages.empty();
-  for (const PageProtocol* f : families) pending = pending || f->release_pending();
-  if (!pending) {
+  if (pt.dirty.empty() && !pt.release_work && rt.rings.update_pages.empty()) {
     rt.tp.flush();
     return;
   }
+  pt.release_work = false;
+  const auto& families = protocol_families();
   double t0 = stat_now();
   std::sort(pt.dirty.begin(), pt.dirty.end());
   migrate_note_released(pt.dirty);

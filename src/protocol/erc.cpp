@@ -113,9 +113,8 @@ void home_write(uint64_t p) {
   if (f & kHomeDirty) return;
   f |= kHomeDirty;  // the home's writes are noticed at its release
   rt.erc.home_dirty.push_back((uint32_t)p);
+  rt.pages.release_work = true;
 }
-
-bool release_pending() { return !rt.erc.home_dirty.empty(); }
 
 void release(const std::vector<uint32_t>& written) {
   PageTable& pt = rt.pages;
@@ -169,10 +168,27 @@ void refreshed(uint64_t, bool) {}
 void before_write(uint64_t, int*) {}
 void before_atomic(uint64_t, int*) {}  // the holders hear of the atomic from after_atomic
 
+
+constexpr PageProtocol kOps = {
+    .name = "erc",
+    .needs_notices = true,
+    .migrates = false,  // the copy-sets live at the home
+    .before_fetch = before_fetch,
+    .refreshed = refreshed,
+    .before_write = before_write,
+    .home_write = home_write,
+    .release = release,
+    .acquire = acquire,
+    .home_notice = home_notice,
+    .before_atomic = before_atomic,
+    .after_atomic = after_atomic,
+    .forget_range = forget_range,
+    .check_page = check_page,
+};
+static_assert(protocol_complete(kOps));
+
 }  // namespace
 
-const PageProtocol kErc = {
-    "erc",         /*needs_notices=*/true, /*migrates=*/false, before_fetch, refreshed, before_write, home_write,
-    release_pending, release, acquire, home_notice, before_atomic, after_atomic, forget_range, check_page};
+const PageProtocol kErc = kOps;
 
 }  // namespace loom

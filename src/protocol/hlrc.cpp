@@ -86,17 +86,33 @@ void refreshed(uint64_t p, bool by_notice) {
 
 void before_fetch(int, uint64_t, uint64_t) {}
 void home_write(uint64_t) {}
-bool release_pending() { return false; }
 void release(const std::vector<uint32_t>&) {}  // the writer sets tell the readers
 void home_notice(uint64_t, NoticeKind) {}
 void after_atomic(uint64_t) {}  // the writer set makes every holder drop the page
 void forget_range(uint64_t, uint64_t) {}  // the directory entries are reset by the driver
 void check_page(uint64_t) {}
 
+
+constexpr PageProtocol kOps = {
+    .name = "hlrc",
+    .needs_notices = false,
+    .migrates = true,
+    .before_fetch = before_fetch,
+    .refreshed = refreshed,
+    .before_write = before_write,
+    .home_write = home_write,
+    .release = release,
+    .acquire = acquire,
+    .home_notice = home_notice,
+    .before_atomic = before_atomic,
+    .after_atomic = after_atomic,
+    .forget_range = forget_range,
+    .check_page = check_page,
+};
+static_assert(protocol_complete(kOps));
+
 }  // namespace
 
-const PageProtocol kHlrc = {
-    "hlrc",        /*needs_notices=*/false, /*migrates=*/true, before_fetch, refreshed, before_write, home_write,
-    release_pending, release, acquire, home_notice, before_atomic, after_atomic, forget_range, check_page};
+const PageProtocol kHlrc = kOps;
 
 }  // namespace loom

@@ -46,6 +46,7 @@ struct PageTable {
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy
+  bool release_work = false;           // a protocol has release work beyond the dirty list
 
   void init(uint64_t npages, uint8_t protocol) {
     state.assign(npages, kNone);
@@ -57,6 +58,7 @@ struct PageTable {
     dirty.reserve(npages);
     cached.clear();
     cached.reserve(npages);
+    release_work = false;
   }
   void clear() {
     state.clear();

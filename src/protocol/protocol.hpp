@@ -78,10 +78,9 @@ struct PageProtocol {
   // makes it writable.  May learn that the home moved: then it updates
   // *home (and the copy, if it had to drop it).
   void (*before_write)(uint64_t page, int* home);
-  // That write is to a page this rank homes.
+  // That write is to a page this rank homes.  A protocol with work to do
+  // for it at the next release sets PageTable::release_work.
   void (*home_write)(uint64_t page);
-  // Release work beyond the dirty list is pending (say, trapped home writes).
-  bool (*release_pending)();
   // At a release, after the diffs are complete at the homes: `written` are
   // this protocol's non-home pages the rank wrote (sorted).  Queue notices
   // here (notice_queue); the driver publishes them.
@@ -101,6 +100,13 @@ struct PageProtocol {
   // The protocol's own page invariants (debug-full build).
   void (*check_page)(uint64_t page);
 };
+
+// Every operation is provided (a protocol with nothing to do at a step says
+// so with a function that does nothing): checked at compile time.
+constexpr bool protocol_complete(const PageProtocol& p) {
+  return p.name && p.before_fetch && p.refreshed && p.before_write && p.home_write && p.release && p.acquire &&
+         p.home_notice && p.before_atomic && p.after_atomic && p.forget_range && p.check_page;
+}
 
 extern const PageProtocol kHlrc, kErc;
 extern const PageProtocol* const kProtocolOf[];  // by loom_protocol_t
