@@ -229,7 +229,7 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
     return fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
                 size, (unsigned long long)rt.size);
   if ((unsigned)policy > LOOM_HOME_EXPLICIT) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: unknown home policy %d", (int)policy);
-  if ((unsigned)protocol > LOOM_PROTOCOL_ERC_UPDATE)
+  if ((unsigned)protocol > kProtocolLast)
     return fail(LOOM_ERR_INVALID, "loom_alloc_collective_protocol: unknown protocol %d (hlrc 0, erc-invalidate 1, erc-update 2)",
                 (int)protocol);
   if (policy == LOOM_HOME_EXPLICIT && (home_rank < 0 || home_rank >= rt.nranks))

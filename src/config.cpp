@@ -274,7 +274,7 @@ Status config_validate(const loom_config_t* c) {
   if (c->spin < 0) return fail(LOOM_ERR_CONFIG, "LOOM_SPIN must be >= 0");
   if (c->transport != LOOM_TRANSPORT_RMA && c->transport != LOOM_TRANSPORT_ASYNC)
     return fail(LOOM_ERR_CONFIG, "LOOM_TRANSPORT=%d must be rma (0) or async (1)", c->transport);
-  if ((unsigned)c->protocol > LOOM_PROTOCOL_ERC_UPDATE)
+  if ((unsigned)c->protocol > kProtocolLast)
     return fail(LOOM_ERR_CONFIG, "LOOM_PROTOCOL=%d must be hlrc (0), erc-invalidate (1) or erc-update (2)", (int)c->protocol);
   if (c->progress_thread < -1 || c->progress_thread > 1) return fail(LOOM_ERR_CONFIG, "LOOM_PROGRESS must be auto, 0 or 1");
   return Status::ok();

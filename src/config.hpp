@@ -13,6 +13,10 @@
 
 namespace loom {
 
+// The last loom_protocol_t value (a new protocol moves it; protocols.cpp
+// checks that its table has an entry for each).
+constexpr unsigned kProtocolLast = LOOM_PROTOCOL_ERC_UPDATE;
+
 // Fill `cfg` with every default, then apply LOOM_* environment variables.
 Status config_from_env(loom_config_t* cfg);
 // Fill `cfg` with the built-in defaults only.

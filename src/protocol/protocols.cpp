@@ -9,7 +9,7 @@ const PageProtocol* const kProtocolOf[] = {
     &kErc,   // LOOM_PROTOCOL_ERC_INVALIDATE (notices drop copies)
     &kErc,   // LOOM_PROTOCOL_ERC_UPDATE (notices refresh copies)
 };
-static_assert(sizeof kProtocolOf / sizeof kProtocolOf[0] == LOOM_PROTOCOL_ERC_UPDATE + 1,
+static_assert(sizeof kProtocolOf / sizeof kProtocolOf[0] == kProtocolLast + 1,
               "one entry per loom_protocol_t");
 
 const std::vector<const PageProtocol*>& protocol_families() {
