@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# An emulated cluster on one machine: N hosts made of Linux network
+# namespaces, joined by a bridge that lives in a namespace of its own, and a
+# way to run an MPI program across them with one plain mpiexec.
+#
+#   scripts/cluster.sh up N [RATE]     make hosts 0..N-1 (RATE: tc tbf limit on
+#                                      both ends of each link, e.g. 1gbit, 100mbit)
+#   scripts/cluster.sh down            remove everything `up` made (safe twice)
+#   scripts/cluster.sh status          print the hosts and their addresses
+#   scripts/cluster.sh run H R [--] prog [args...]
+#                                      run prog on H hosts x R ranks each (ranks
+#                                      0..R-1 on host 0, R..2R-1 on host 1, ...)
+#   scripts/cluster.sh exec I [--] cmd [args...]
+#                                      run one command on host I (no MPI)
+#
+# Host i is the namespace ${LOOM_CLUSTER_PREFIX}h<i> (default prefix "loomc-"),
+# address 198.18.0.<i+1>/24 (the benchmarking range, assigned only inside the
+# namespaces), host name node<i>.  The bridge is the namespace
+# ${LOOM_CLUSTER_PREFIX}br.  Nothing is configured in the root namespace and
+# no traffic leaves the namespaces.
+#
+# Needs root and `ip netns`; without them every subcommand prints one line
+# saying why and exits with 77 (the tests show as skipped).
+#
+# Environment: LOOM_CLUSTER_PREFIX (namespace prefix, so that two clusters do
+# not collide), MPIEXEC (default: mpiexec from the project's .venv, else PATH),
+# LOOM_CLUSTER_NOLOCAL=1 (push same-host MPI traffic through TCP as well).
+# `run` passes the whole environment (LOOM_* included) to every rank.
+set -euo pipefail
+
+SKIP=77
+PREFIX=${LOOM_CLUSTER_PREFIX:-loomc-}
+BRNS=${PREFIX}br
+STATE_DIR=/run/loom-cluster
+STATE=$STATE_DIR/${PREFIX}state
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+die() { echo "cluster.sh: $*" >&2; exit 1; }
+skip() { echo "cluster.sh: skipped: $*" >&2; exit $SKIP; }
+
+usage() {
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+# Root and network namespaces, or exit 77 with the reason.
+need_netns() {
+  [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces); run as root to use the emulated cluster"
+  command -v ip >/dev/null 2>&1 || skip "no 'ip' command (iproute2)"
+  command -v nsenter >/dev/null 2>&1 && command -v unshare >/dev/null 2>&1 || skip "no nsenter/unshare (util-linux)"
+  local probe=${PREFIX}probe$$
+  if ! ip netns add "$probe" >/dev/null 2>&1; then
+    skip "'ip netns add' fails here (no network namespace support or no CAP_SYS_ADMIN)"
+  fi
+  if ! ip -n "$probe" link add p0 type veth peer name p1 >/dev/null 2>&1; then
+    ip netns del "$probe" >/dev/null 2>&1 || true
+    skip "no veth support in this kernel"
+  fi
+  ip netns del "$probe" >/dev/null 2>&1 || true
+}
+
+host_ns() { echo "${PREFIX}h$1"; }
+
+# Namespaces of this prefix (hosts and the bridge).
+our_namespaces() {
+  ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${PREFIX//./\\.}(h[0-9]+|br)$" || true
+}
+
+lock() {
+  mkdir -p "$STATE_DIR"
+  exec 9>"$STATE_DIR/${PREFIX}lock"
+  flock 9
+}
+
+do_down() {
+  local ns pids
+  # Ranks left behind in a host (a killed mpiexec) would keep its namespace
+  # alive: end them first (only processes inside this cluster's namespaces).
+  for ns in $(our_namespaces); do
+    pids=$(ip netns pids "$ns" 2>/dev/null || true)
+    [ -z "$pids" ] || { kill -TERM $pids 2>/dev/null || true; sleep 0.5; kill -KILL $pids 2>/dev/null || true; }
+  done
+  for ns in $(our_namespaces); do
+    ip netns del "$ns" 2>/dev/null || true   # deletes its veth ends; the peers go with them
+  done
+  rm -f "$STATE"
+}
+
+# tbf needs a bucket of at least one timer tick of traffic; 2 ms worth, >= 64 KiB.
+tbf_burst() {
+  local rate=$1 n unit bits
+  n=$(echo "$rate" | sed -E 's/^([0-9]+).*/\1/')
+  unit=$(echo "$rate" | sed -E 's/^[0-9]+//' | tr 'A-Z' 'a-z')
+  case "$unit" in
+    bit|"") bits=$n ;;
+    kbit) bits=$((n * 1000)) ;;
+    mbit) bits=$((n * 1000000)) ;;
+    gbit) bits=$((n * 1000000000)) ;;
+    *) die "rate '$rate': use <n>bit, <n>kbit, <n>mbit or <n>gbit" ;;
+  esac
+  local b=$((bits / 8 / 500))
+  [ "$b" -lt 65536 ] && b=65536
+  echo "$b"
+}
+
+do_up() {
+  local n=${1:-} rate=${2:-}
+  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 250 ] || die "up: N must be 1..250"
+  [ -z "$rate" ] || tbf_burst "$rate" >/dev/null
+  need_netns
+  lock
+  # Already up with the same shape: nothing to do.
+  if [ -f "$STATE" ] && [ "$(cat "$STATE")" = "$n ${rate:-none}" ] &&
+     [ "$(our_namespaces | wc -l)" -eq $((n + 1)) ] && healthy "$n"; then
+    return 0
+  fi
+  do_down
+  trap 'rc=$?; if [ $rc -ne 0 ]; then echo "cluster.sh: up failed; removing what it made" >&2; do_down; fi' EXIT
+  trap 'exit 130' INT TERM HUP
+  ip netns add "$BRNS"
+  ip -n "$BRNS" link set lo up
+  ip -n "$BRNS" link add br0 type bridge
+  ip -n "$BRNS" link set br0 up
+  local i ns burst=
+  [ -z "$rate" ] || burst=$(tbf_burst "$rate")
+  for ((i = 0; i < n; i++)); do
+    ns=$(host_ns "$i")
+    ip netns add "$ns"
+    ip -n "$ns" link set lo up
+    # IPv4 only: no IPv6 link-local chatter on the links.
+    ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 2>/dev/null || true
+    # Both ends are created inside namespaces: nothing touches the root one.
+    ip -n "$ns" link add eth0 type veth peer name "h$i" netns "$BRNS"
+    ip -n "$ns" addr add "198.18.0.$((i + 1))/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$BRNS" link set "h$i" master br0
+    ip -n "$BRNS" link set "h$i" up
+    if [ -n "$rate" ]; then
+      ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 50ms
+      ip netns exec "$BRNS" tc qdisc add dev "h$i" root tbf rate "$rate" burst "$burst" latency 50ms
+    fi
+  done
+  # Wait for the links (and duplicate address detection is moot: IPv4 only).
+  local tries=0
+  until healthy "$n"; do
+    tries=$((tries + 1))
+    [ $tries -lt 50 ] || die "up: hosts cannot reach each other"
+    sleep 0.1
+  done
+  echo "$n ${rate:-none}" >"$STATE"
+  trap - EXIT INT TERM HUP
+}
+
+# Every host's link is up at both ends (no ping needed: carrier on the veth
+# pair, the bridge port forwarding).
+healthy() {
+  local n=$1 i
+  ip -n "$BRNS" -o link show br0 2>/dev/null | grep -q 'state UP' || return 1
+  for ((i = 0; i < n; i++)); do
+    ip -n "$(host_ns "$i")" -o link show eth0 2>/dev/null | grep -q 'state UP' || return 1
+    ip -n "$(host_ns "$i")" -o addr show eth0 2>/dev/null | grep -q "198\.18\.0\.$((i + 1))/" || return 1
+    ip -n "$BRNS" -o link show "h$i" 2>/dev/null | grep -q 'state UP' || return 1
+  done
+}
+
+cluster_size() {
+  [ -f "$STATE" ] || { echo 0; return; }
+  cut -d' ' -f1 "$STATE"
+}
+
+do_status() {
+  need_netns
+  local n i
+  n=$(cluster_size)
+  if [ "$n" -eq 0 ]; then echo "no cluster (prefix $PREFIX)"; return 0; fi
+  echo "prefix $PREFIX: $n hosts, rate $(cut -d' ' -f2 "$STATE")"
+  for ((i = 0; i < n; i++)); do echo "  host $i: netns $(host_ns "$i"), node$i, 198.18.0.$((i + 1))"; done
+}
+
+find_mpiexec() {
+  if [ -n "${MPIEXEC:-}" ]; then echo "$MPIEXEC"; return; fi
+  if [ -x "$HERE/../.venv/bin/mpiexec" ]; then echo "$HERE/../.venv/bin/mpiexec"; return; fi
+  command -v mpiexec || die "no mpiexec (set MPIEXEC)"
+}
+
+# One rank's wrapper (into the array WRAP): enter host i's network, take a
+# host name of its own (a UTS namespace per process, same name per host).
+wrap() {
+  local i=$1
+  WRAP=(nsenter "--net=/run/netns/$(host_ns "$i")" unshare --uts sh -c 'hostname "$0" && exec "$@"' "node$i")
+}
+
+do_run() {
+  local h=${1:-} r=${2:-}
+  [[ "$h" =~ ^[0-9]+$ ]] && [ "$h" -ge 1 ] || die "run: H (hosts) must be >= 1"
+  [[ "$r" =~ ^[0-9]+$ ]] && [ "$r" -ge 1 ] || die "run: R (ranks per host) must be >= 1"
+  shift 2
+  [ "${1:-}" = "--" ] && shift
+  [ $# -ge 1 ] || die "run: no program"
+  need_netns
+  local n
+  n=$(cluster_size)
+  [ "$n" -ge "$h" ] || die "run: the cluster has $n hosts (prefix $PREFIX); run 'cluster.sh up $h' first"
+  local mpiexec hosts= i args=()
+  mpiexec=$(find_mpiexec)
+  "$mpiexec" --version 2>&1 | grep -q HYDRA ||
+    skip "'run' needs MPICH's mpiexec (hydra; its fork launcher and host list place the ranks); $mpiexec is not"
+  # Hydra places ranks in order, R per host, matching the MPMD segments.
+  for ((i = 0; i < h; i++)); do hosts+="${hosts:+,}node$i:$r"; done
+  for ((i = 0; i < h; i++)); do
+    [ $i -eq 0 ] || args+=(:)
+    wrap "$i"
+    args+=(-n "$r" "${WRAP[@]}" "$@")
+  done
+  # MPICH between namespaces: libfabric's TCP provider on each host's eth0.
+  # Hydra launches every proxy here (launcher fork) but believes the hosts
+  # are distinct, so MPI's shared-memory communicator groups the ranks of
+  # one emulated host, as on a real cluster.
+  export MPIR_CVAR_CH4_NETMOD=${MPIR_CVAR_CH4_NETMOD:-ofi}
+  export FI_PROVIDER=${FI_PROVIDER:-tcp}
+  export FI_TCP_IFACE=${FI_TCP_IFACE:-eth0}
+  [ "${LOOM_CLUSTER_NOLOCAL:-0}" = 1 ] && export MPIR_CVAR_NOLOCAL=1
+  exec "$mpiexec" -launcher fork -hosts "$hosts" "${args[@]}"
+}
+
+do_exec() {
+  local i=${1:-}
+  [[ "$i" =~ ^[0-9]+$ ]] || die "exec: host index"
+  shift
+  [ "${1:-}" = "--" ] && shift
+  need_netns
+  [ "$(cluster_size)" -gt "$i" ] || die "exec: no host $i (prefix $PREFIX)"
+  wrap "$i"
+  exec "${WRAP[@]}" "$@"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+  up) do_up "$@" ;;
+  down)
+    [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
+    command -v ip >/dev/null 2>&1 || skip "no 'ip' command (iproute2)"
+    lock
+    do_down
+    ;;
+  status) do_status ;;
+  run) do_run "$@" ;;
+  exec) do_exec "$@" ;;
+  *) usage ;;
+esac
