@@ -31,7 +31,7 @@
 #include "config.hpp"
 #include "loom/loom.h"
 #include "status.hpp"
-#include "transport.hpp"
+#include "transport/transport.hpp"
 
 namespace loom {
 
