@@ -25,7 +25,7 @@
 #include "stats.hpp"
 #include "status.hpp"
 #include "sync.hpp"
-#include "transport.hpp"
+#include "transport/transport.hpp"
 
 namespace loom {
 

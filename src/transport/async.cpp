@@ -1,0 +1,445 @@
+// The async path (async.hpp): the protocol thread, requests and replies, put
+// batches.
+//
+// A message is a header of four words {op | seg << 32, off, a, b} followed,
+// for put batches and load_many, by a payload:
+//   get      a = length; the reply (tag kTagReply) is the bytes themselves,
+//            received straight into the caller's buffer.
+//   atomics  a, b = operands (cas: expected, desired); reply one word.
+//   puts     put records (common.hpp) {seg | len << 8, off} + len bytes
+//            padded to 8, at most kBatchBytes per message; kOpPutsAck
+//            replies one word when done.
+//   loads    a = n, then n Meta offsets; reply n words.
+// Requests go to tag kTagReq (only the protocol thread receives it), replies
+// to tag kTagReply (only the application thread receives it), both on a
+// private duplicate of the communicator.  The application thread has at
+// most one reply outstanding per target (several for one load_many, posted
+// in the order the requests are sent), and a target's protocol thread
+// handles one sender's messages in the order sent, so replies match by
+// order alone and unacknowledged put batches are applied before any later
+// request from the same rank.
+#include "transport/async.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+namespace loom {
+namespace {
+
+// The operations a request names (word 0 of a message, low half).
+enum : uint32_t {
+  kOpGet = 1,      // reply: the bytes
+  kOpPuts = 2,     // put records; no reply
+  kOpPutsAck = 3,  // the same, then a reply of one word once applied
+  kOpLoad = 4,     // atomics: reply one word (the old value; store replies 0)
+  kOpStore = 5,
+  kOpCas = 6,
+  kOpAdd = 7,
+  kOpOr = 8,
+  kOpSwap = 9,
+  kOpLoads = 10,   // n Meta offsets follow the header; reply n words
+  kOpStop = 11,    // from this rank itself at finalize: the thread exits
+  kOpOrRange = 12, // OR b into a words from off; reply their old values
+};
+
+constexpr int kTagReq = 1, kTagReply = 2;
+constexpr size_t kHdrWords = 4;
+constexpr size_t kBatchBytes = 64 * 1024;  // payload of one message
+constexpr size_t kMsgWords = kHdrWords + kBatchBytes / 8;
+constexpr size_t kMaxLoads = kBatchBytes / 8;
+constexpr size_t kGetChunk = size_t(1) << 30;  // MPI counts are int
+
+// The protocol thread's wait for a request (measured on 2 cores with 2 and
+// 4 ranks, see serve()):
+constexpr int kServeSpin = 50;               // polls with pause after a request
+constexpr long kYieldWindowNs = 50000;       // then yield polls for this long,
+constexpr long kSlowYieldNs = 500000;        // unless a yield took this long
+constexpr long kBanMinNs = 5000000;          // (then no yields for this long,
+constexpr long kBanMaxNs = 20000000;         //  doubling while it repeats),
+constexpr long kNapMinNs = 10000;            // then naps, each twice the last
+constexpr long kNapMaxNs = 200000;
+constexpr uint64_t kSliceNs = 100000;        // scheduler slice it asks for
+
+// The scheduler slice this thread asks for: 0 the default, else a short one
+// (Linux >= 6.12, EEVDF; no privilege needed, ignored where unsupported).
+// Returns whether a short slice is now in force.
+bool set_slice(uint64_t ns) {
+  struct {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+  } attr{};
+  attr.size = sizeof attr;  // SCHED_OTHER, nice 0
+  attr.runtime = ns;
+  return syscall(SYS_sched_setattr, 0, &attr, 0) == 0 && ns != 0;
+}
+
+inline uint64_t head(uint32_t op, Seg s) { return (uint64_t)op | ((uint64_t)(int)s << 32); }
+
+}  // namespace
+
+AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self) : comm_(comm), spin_(spin), self_(self) {
+  MPI_Comm_rank(comm, &rank_);
+  MPI_Comm_size(comm, &nranks_);
+  batch_.assign(nranks_, Batch{});
+  acks_.assign(nranks_, 0);
+  lm_start_.assign(nranks_ + 1, 0);
+  check(MPI_Comm_dup(comm_, &acomm_), "MPI_Comm_dup");
+  if (nranks_ > 1) {
+    // The thread takes no asynchronous signals: they stay the application's.
+    sigset_t all, old;
+    sigfillset(&all);
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT}) sigdelset(&all, sig);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    thread_ = std::thread([this] { serve(); });
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+}
+
+// Collective.  Every rank's requests are complete once it reaches the
+// barrier (gets and atomics wait for their replies, puts are flushed here),
+// so after it no request is in flight: each rank stops its own thread with a
+// message to itself, which is the last message the thread receives.
+AsyncPath::~AsyncPath() {
+  flush();
+  if (thread_.joinable()) {
+    MPI_Request rq;
+    check(MPI_Ibarrier(comm_, &rq), "MPI_Ibarrier");
+    wait_all(1, &rq, spin_);
+    uint64_t m[kHdrWords] = {head(kOpStop, Seg::Meta), 0, 0, 0};
+    check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, rank_, kTagReq, acomm_, &rq), "MPI_Isend");
+    wait_all(1, &rq, spin_);
+    thread_.join();
+  }
+  if (acomm_ != MPI_COMM_NULL) MPI_Comm_free(&acomm_);
+}
+
+// The wait for a request is where the protocol thread meets the application
+// on a shared core.  Yielding is the fast way to wait as long as the other
+// threads on the core are pollers (a rank in a barrier or a lock, a rank
+// waiting for a reply): they give the core back within microseconds.  Next
+// to a thread that computes, one sched_yield hands it the core for a whole
+// scheduler slice (1.5-3 ms measured here), and a request arriving meanwhile
+// waits that long; a thread asleep in nanosleep instead comes back when its
+// timer fires, and preempts the computing thread at once if it asked for a
+// shorter slice.  So: spin a little after each request (bursts: page runs,
+// lock hand-offs, flushes); yield-poll for up to 50 us unless a yield has
+// recently come back late (someone computed on this core: no yields for
+// 5-20 ms); then nap, 10 us doubling to 200 us, with a 100 us slice while
+// napping (the default slice again before yielding: with a short slice a
+// yield hardly gives the core away).
+// Measured on 2 cores (medians of runs with other jobs on the machine):
+//   yield-then-nap without the rules: barrier 2 ranks 7 us, 4 ranks 46 us;
+//     a 2-rank Jacobi sweep 5-6 ms against 2 ms on rma (page requests
+//     waited a slice behind the home's computation);
+//   naps only: Jacobi 3-3.7 ms/sweep, barrier 2 ranks 40-90 us, 4 ranks 370 us;
+//   these rules: barrier 7 / 46 us, Jacobi 4-4.6 ms/sweep; and mr_busy_home
+//     (4 ranks, the home computing) with two CPU hogs running failed its
+//     deadline 5 times in 6 without the short slice, 0 in 12 with it.
+void AsyncPath::serve() {
+  pthread_setname_np(pthread_self(), "loom-async");
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // naps of microseconds, not +50 us
+  std::vector<uint64_t> in(kMsgWords), out;
+  long ban_until = 0, ban_len = kBanMinNs;
+  int fast_yields = 0;
+  bool short_slice = false;
+  for (;;) {
+    MPI_Request rq;
+    MPI_Status st;
+    check(MPI_Irecv(in.data(), (int)(kMsgWords * 8), MPI_BYTE, MPI_ANY_SOURCE, kTagReq, acomm_, &rq), "MPI_Irecv");
+    long idle_since = 0, nap = kNapMinNs;
+    for (int polls = 0;;) {
+      int flag = 0;
+      check(MPI_Test(&rq, &flag, &st), "MPI_Test");
+      if (flag) break;
+      if (++polls <= kServeSpin) {
+        relax();
+        continue;
+      }
+      const long t = mono_ns();
+      if (!idle_since) idle_since = t;
+      if (t - idle_since < kYieldWindowNs && t >= ban_until) {
+        if (short_slice) short_slice = set_slice(0);  // a short slice would make yields no-ops
+        sched_yield();
+        const long back = mono_ns();
+        if (back - t > kSlowYieldNs) {
+          ban_until = back + ban_len;
+          ban_len = std::min(2 * ban_len, kBanMaxNs);
+          fast_yields = 0;
+        } else if (++fast_yields > 1000) {
+          ban_len = kBanMinNs;
+        }
+      } else {
+        if (!short_slice) short_slice = set_slice(kSliceNs);
+        timespec ts{0, nap};
+        nanosleep(&ts, nullptr);
+        nap = std::min(2 * nap, kNapMaxNs);
+      }
+    }
+    int bytes = 0;
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    if (bytes < (int)(kHdrWords * 8)) fatal("async transport: a request of %d bytes from rank %d", bytes, st.MPI_SOURCE);
+    if ((uint32_t)in[0] == kOpStop) {
+      if (st.MPI_SOURCE != rank_) fatal("async transport: a stop request from rank %d", st.MPI_SOURCE);
+      return;
+    }
+    serve_one(st.MPI_SOURCE, in.data(), bytes, out);
+  }
+}
+
+// Perform one request on this rank's own memory and reply.
+void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uint64_t>& out) {
+  const uint32_t op = (uint32_t)m[0];
+  const Seg seg = (Seg)(int)(m[0] >> 32);
+  const uint64_t off = m[1], a = m[2], b = m[3];
+  auto base = [&](Seg s) { return self_.base[(int)s]; };
+  auto inside = [&](Seg s, uint64_t o, uint64_t len) {
+    if (!self_.inside(s, o, len))
+      fatal("async transport: rank %d asked for bytes [%llu, +%llu) of segment %d", src, (unsigned long long)o,
+            (unsigned long long)len, (int)s);
+  };
+  auto reply = [&](const void* p, size_t len) {
+    MPI_Request rq;
+    check(MPI_Isend(p, (int)len, MPI_BYTE, src, kTagReply, acomm_, &rq), "MPI_Isend");
+    wait_all(1, &rq, spin_);
+  };
+  switch (op) {
+    case kOpGet:
+      inside(seg, off, a);
+      if (a > kGetChunk) fatal("async transport: a get of %llu bytes", (unsigned long long)a);
+      reply(base(seg) + off, a);
+      return;
+    case kOpPuts:
+    case kOpPutsAck: {
+      const PutRecordsApplied applied = apply_put_records(
+          self_, reinterpret_cast<const uint8_t*>(m + kHdrWords), reinterpret_cast<const uint8_t*>(m) + bytes);
+      if (applied.result == PutRecordsApplied::kTruncated)
+        fatal("async transport: a malformed put batch from rank %d", src);
+      if (applied.result == PutRecordsApplied::kOutside) inside(applied.seg, applied.off, applied.len);
+      // The bytes are in place before the acknowledgement, or before any
+      // later request of the sender is served (this thread, in order).
+      std::atomic_thread_fence(std::memory_order_release);
+      if (op == kOpPutsAck) {
+        static const uint64_t done = 1;
+        reply(&done, 8);
+      }
+      return;
+    }
+    case kOpLoads: {
+      const uint64_t n = a;
+      if (n > kMaxLoads || (uint64_t)bytes < (kHdrWords + n) * 8)
+        fatal("async transport: a malformed load request from rank %d", src);
+      out.resize(n);
+      for (uint64_t i = 0; i < n; i++) {
+        const uint64_t o = m[kHdrWords + i];
+        inside(Seg::Meta, o, 8);
+        if (o % 8) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)o, src);
+        out[i] = __atomic_load_n(word(base(Seg::Meta) + o), __ATOMIC_ACQUIRE);
+      }
+      reply(out.data(), n * 8);
+      return;
+    }
+    default:
+      break;
+  }
+  if (op == kOpOrRange) {
+    if (a == 0 || a > kMaxLoads) fatal("async transport: an OR over %llu words from rank %d", (unsigned long long)a, src);
+    inside(seg, off, a * 8);
+    if (off % 8) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)off, src);
+    out.resize(a);
+    for (uint64_t i = 0; i < a; i++)
+      out[i] = __atomic_fetch_or(word(base(seg) + off + i * 8), b, __ATOMIC_ACQ_REL);
+    reply(out.data(), a * 8);
+    return;
+  }
+  inside(seg, off, 8);
+  if (off % 8) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)off, src);
+  uint64_t* w = word(base(seg) + off);
+  uint64_t r = 0;
+  switch (op) {
+    case kOpLoad: r = __atomic_load_n(w, __ATOMIC_ACQUIRE); break;
+    case kOpStore: __atomic_store_n(w, a, __ATOMIC_RELEASE); break;
+    case kOpCas: {
+      uint64_t expected = a;
+      __atomic_compare_exchange_n(w, &expected, b, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+      r = expected;  // the old value either way
+      break;
+    }
+    case kOpAdd: r = __atomic_fetch_add(w, a, __ATOMIC_ACQ_REL); break;
+    case kOpOr: r = __atomic_fetch_or(w, a, __ATOMIC_ACQ_REL); break;
+    case kOpSwap: r = __atomic_exchange_n(w, a, __ATOMIC_ACQ_REL); break;
+    default: fatal("async transport: unknown request %u from rank %d", op, src);
+  }
+  reply(&r, 8);
+}
+
+uint64_t AsyncPath::rpc_word(int r, uint32_t op, Seg s, uint64_t off, uint64_t a, uint64_t b) {
+  send_batch(r);
+  uint64_t m[kHdrWords] = {head(op, s), off, a, b}, result = 0;
+  MPI_Request rq[2];
+  check(MPI_Irecv(&result, 8, MPI_BYTE, r, kTagReply, acomm_, &rq[0]), "MPI_Irecv");
+  check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq[1]), "MPI_Isend");
+  wait_all(2, rq, spin_);
+  return result;
+}
+
+uint64_t AsyncPath::load(int r, Seg s, uint64_t off) { return rpc_word(r, kOpLoad, s, off, 0, 0); }
+
+void AsyncPath::store(int r, Seg s, uint64_t off, uint64_t v) { rpc_word(r, kOpStore, s, off, v, 0); }
+
+uint64_t AsyncPath::cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
+  return rpc_word(r, kOpCas, s, off, expected, desired);
+}
+
+uint64_t AsyncPath::fetch_add(int r, Seg s, uint64_t off, uint64_t v) { return rpc_word(r, kOpAdd, s, off, v, 0); }
+
+uint64_t AsyncPath::fetch_or(int r, Seg s, uint64_t off, uint64_t v) { return rpc_word(r, kOpOr, s, off, v, 0); }
+
+uint64_t AsyncPath::swap(int r, Seg s, uint64_t off, uint64_t v) { return rpc_word(r, kOpSwap, s, off, v, 0); }
+
+void AsyncPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) {
+  send_batch(r);
+  uint8_t* d = static_cast<uint8_t*>(dst);
+  while (len > 0) {
+    const size_t n = std::min(len, kGetChunk);
+    uint64_t m[kHdrWords] = {head(kOpGet, s), off, n, 0};
+    MPI_Request rq[2];
+    check(MPI_Irecv(d, (int)n, MPI_BYTE, r, kTagReply, acomm_, &rq[0]), "MPI_Irecv");
+    check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq[1]), "MPI_Isend");
+    wait_all(2, rq, spin_);
+    d += n;
+    off += n;
+    len -= n;
+  }
+}
+
+void AsyncPath::send_batch(int r) {
+  Batch& b = batch_[r];
+  if (b.used == 0) return;
+  b.buf[0] = head(kOpPuts, Seg::Data);
+  MPI_Request rq;
+  check(MPI_Isend(b.buf.data(), (int)(kHdrWords * 8 + b.used), MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
+  wait_all(1, &rq, spin_);
+  b.used = 0;
+}
+
+void AsyncPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
+  Batch& b = batch_[r];
+  if (b.buf.empty()) b.buf.assign(kMsgWords, 0);
+  const uint8_t* p = static_cast<const uint8_t*>(src);
+  b.unacked = true;
+  while (len > 0) {
+    if (b.used + kPutRecordHead + 8 > kBatchBytes) send_batch(r);
+    const size_t n = std::min(len, (kBatchBytes - b.used - kPutRecordHead) & ~size_t(7));
+    b.used += append_put_record(reinterpret_cast<uint8_t*>(b.buf.data() + kHdrWords) + b.used, s, off, p, n);
+    p += n;
+    off += n;
+    len -= n;
+  }
+}
+
+// Send every written rank its last batch (possibly only the header) asking
+// for an acknowledgement, and wait for all of them: one round trip, to all
+// targets at once.
+void AsyncPath::flush() {
+  reqs_.clear();
+  for (int r = 0; r < nranks_; r++) {
+    Batch& b = batch_[r];
+    if (!b.unacked) continue;
+    b.buf[0] = head(kOpPutsAck, Seg::Data);
+    reqs_.push_back(MPI_REQUEST_NULL);
+    check(MPI_Irecv(&acks_[r], 8, MPI_BYTE, r, kTagReply, acomm_, &reqs_.back()), "MPI_Irecv");
+    reqs_.push_back(MPI_REQUEST_NULL);
+    check(MPI_Isend(b.buf.data(), (int)(kHdrWords * 8 + b.used), MPI_BYTE, r, kTagReq, acomm_, &reqs_.back()),
+          "MPI_Isend");
+  }
+  if (reqs_.empty()) return;
+  wait_all((int)reqs_.size(), reqs_.data(), spin_);
+  for (Batch& b : batch_) {
+    b.used = 0;
+    b.unacked = false;
+  }
+}
+
+// The protocol thread writes this rank's segments with CPU stores and
+// atomics: the facade's fence is all a load here needs.
+void AsyncPath::sync_local() {}
+
+void AsyncPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
+  // Sort the words by rank (counting sort); this rank's own are read here.
+  lm_rank_.resize(n);
+  lm_off_.resize(n);
+  std::fill(lm_start_.begin(), lm_start_.end(), 0);
+  for (size_t i = 0; i < n; i++) {
+    at(i, &lm_rank_[i], &lm_off_[i]);
+    if (lm_rank_[i] == rank_) {
+      out[i] = __atomic_load_n(word(self_.base[(int)Seg::Meta] + lm_off_[i]), __ATOMIC_ACQUIRE);
+      lm_rank_[i] = -1;
+    } else {
+      lm_start_[lm_rank_[i] + 1]++;
+    }
+  }
+  for (int r = 0; r < nranks_; r++) lm_start_[r + 1] += lm_start_[r];
+  const size_t remote = lm_start_[nranks_];
+  if (remote == 0) return;
+  lm_order_.resize(remote);
+  {
+    std::vector<size_t>& fill = lm_start_;  // advanced per rank, restored below
+    for (size_t i = 0; i < n; i++)
+      if (lm_rank_[i] >= 0) lm_order_[fill[lm_rank_[i]]++] = i;
+    for (int r = nranks_; r > 0; r--) fill[r] = fill[r - 1];
+    fill[0] = 0;
+  }
+  // One message per rank and kMaxLoads words; every reply is posted before
+  // any request leaves, in the order of the requests to each rank.
+  size_t msgs = 0;
+  for (int r = 0; r < nranks_; r++) msgs += (lm_start_[r + 1] - lm_start_[r] + kMaxLoads - 1) / kMaxLoads;
+  lm_send_.resize(msgs * kHdrWords + remote);
+  lm_recv_.resize(remote);
+  reqs_.assign(2 * msgs, MPI_REQUEST_NULL);
+  size_t sp = 0, k = 0;
+  for (int r = 0; r < nranks_; r++) {
+    if (lm_start_[r + 1] > lm_start_[r]) send_batch(r);
+    for (size_t j = lm_start_[r]; j < lm_start_[r + 1]; j += kMaxLoads) {
+      const size_t cnt = std::min(kMaxLoads, lm_start_[r + 1] - j);
+      uint64_t* m = &lm_send_[sp];
+      m[0] = head(kOpLoads, Seg::Meta);
+      m[1] = 0;
+      m[2] = cnt;
+      m[3] = 0;
+      for (size_t q = 0; q < cnt; q++) m[kHdrWords + q] = lm_off_[lm_order_[j + q]];
+      check(MPI_Irecv(&lm_recv_[j], (int)(cnt * 8), MPI_BYTE, r, kTagReply, acomm_, &reqs_[k++]), "MPI_Irecv");
+      check(MPI_Isend(m, (int)((kHdrWords + cnt) * 8), MPI_BYTE, r, kTagReq, acomm_, &reqs_[k++]), "MPI_Isend");
+      sp += kHdrWords + cnt;
+    }
+  }
+  wait_all((int)reqs_.size(), reqs_.data(), spin_);
+  for (size_t j = 0; j < remote; j++) out[lm_order_[j]] = lm_recv_[j];
+}
+
+void AsyncPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) {
+  for (size_t i = 0; i < n; i += kMaxLoads) {
+    const size_t cnt = std::min(kMaxLoads, n - i);
+    send_batch(r);
+    uint64_t m[kHdrWords] = {head(kOpOrRange, s), off + i * 8, cnt, bits};
+    or_old_.resize(cnt);
+    MPI_Request rq[2];
+    check(MPI_Irecv(or_old_.data(), (int)(cnt * 8), MPI_BYTE, r, kTagReply, acomm_, &rq[0]), "MPI_Irecv");
+    check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq[1]), "MPI_Isend");
+    wait_all(2, rq, spin_);
+    if (old) std::memcpy(old + i, or_old_.data(), cnt * 8);
+  }
+}
+
+}  // namespace loom

@@ -1,0 +1,84 @@
+// The async path (LOOM_TRANSPORT=async): two-sided messages served by a
+// protocol thread on every rank.  It exists for networks where one-sided
+// operations are only emulated in software (RMA then costs a message and a
+// handler anyway, without the batching a handler written for Loom can do),
+// and as the ASYNC baseline of the HLRC/NEWGENDSM comparison: an
+// asynchronous handler on the home serves page requests and applies diffs.
+// An operation on another rank's segment is a request (MPI_Isend on a
+// private communicator) to that rank's protocol thread, which performs it on
+// its own memory and replies.  Puts to a rank are batched into one message
+// (each message is applied in order after the earlier ones from this rank);
+// flush() sends the last batch of every rank written since the previous
+// flush with an acknowledgement request and waits for all acknowledgements.
+// A wait for a reply polls, then yields the core (like every Loom wait); the
+// protocol thread polls, yields for a short while unless yielding has proved
+// slow (a computing thread shares its core), then sleeps in growing naps
+// (async.cpp, serve(), has the measurements).  What it costs: every remote
+// operation waits for a thread that shares the cores with computing ones
+// (docs/BENCHMARKS.md: uncontended lock 2.30 us, two request round trips,
+// against 0.10 us direct; page fetch warm 4.81 us/page against 2.07).
+#pragma once
+#include <mpi.h>
+
+#include <thread>
+#include <vector>
+
+#include "transport/common.hpp"
+#include "transport/transport.hpp"
+
+namespace loom {
+
+class AsyncPath final : public Path {
+ public:
+  // Collective over comm (MPI_Comm_dup): the private communicator, and the
+  // protocol thread when there are other ranks.  `self` is this rank's own
+  // segments, which the thread serves.
+  AsyncPath(MPI_Comm comm, int spin, const Segments& self);
+  // Collective: flushes, then stops the protocol thread once no request is
+  // in flight.
+  ~AsyncPath() override;
+
+  bool thread_running() const { return thread_.joinable(); }
+
+  const char* name() const override { return "async"; }
+  // load_many reads this rank's own words directly
+  void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
+  void put(int r, Seg s, uint64_t off, const void* src, size_t len) override;
+  void flush() override;
+  void sync_local() override;
+  uint64_t load(int r, Seg s, uint64_t off) override;
+  void store(int r, Seg s, uint64_t off, uint64_t v) override;
+  uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) override;
+  uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) override;
+  uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) override;
+  uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) override;
+  void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) override;
+  void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) override;
+
+ private:
+  struct Batch {                // puts to one rank not yet sent
+    std::vector<uint64_t> buf;  // a message: header, then put records
+    size_t used = 0;            // bytes of records after the header
+    bool unacked = false;       // puts sent or pending since the last flush
+  };
+  void serve();  // the protocol thread's loop
+  void serve_one(int src, const uint64_t* msg, int bytes, std::vector<uint64_t>& out);
+  uint64_t rpc_word(int r, uint32_t op, Seg s, uint64_t off, uint64_t a, uint64_t b);
+  void send_batch(int r);  // pending puts to r, no acknowledgement
+
+  MPI_Comm comm_;                   // the facade's (collectives)
+  MPI_Comm acomm_ = MPI_COMM_NULL;  // requests and replies (its own duplicate)
+  int rank_ = 0, nranks_ = 1;
+  int spin_;
+  Segments self_;
+  std::thread thread_;
+  std::vector<Batch> batch_;      // per target rank
+  std::vector<size_t> lm_start_;  // load_many scratch: per rank,
+  std::vector<int> lm_rank_;      // then per word
+  std::vector<uint64_t> lm_off_, lm_send_, lm_recv_, acks_;
+  std::vector<size_t> lm_order_;
+  std::vector<uint64_t> or_old_;  // or_range: the old words of one request
+  std::vector<MPI_Request> reqs_;
+};
+
+}  // namespace loom

@@ -1,0 +1,69 @@
+// Helpers shared by the transport's paths (common.hpp says what and why).
+#include "transport/common.hpp"
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace loom {
+
+void check(int err, const char* what) {
+  if (err != MPI_SUCCESS) {
+    Status s = fail_mpi(err, what);
+    (void)s;
+    fatal("%s", last_error());
+  }
+}
+
+void wait_all(int n, MPI_Request* rq, int spin) {
+  for (int polls = 0;;) {
+    int done = 0;
+    check(MPI_Testall(n, rq, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (done) return;
+    if (++polls > spin) sched_yield();
+    else relax();
+  }
+}
+
+Status make_memfd(const char* name, uint64_t size, int* fd_out) {
+  int fd = memfd_create(name, MFD_CLOEXEC);
+  if (fd < 0) return fail_errno(LOOM_ERR_SYSTEM, "memfd_create");
+  if (ftruncate(fd, (off_t)size) != 0) {
+    Status s = fail_errno(LOOM_ERR_SYSTEM, "ftruncate of the shared-memory file");
+    close(fd);
+    return s;
+  }
+  *fd_out = fd;
+  return Status::ok();
+}
+
+void* map_fd(int fd, uint64_t size) {
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+size_t append_put_record(uint8_t* at, Seg s, uint64_t off, const void* src, size_t len) {
+  const uint64_t rec[2] = {(uint64_t)(int)s | ((uint64_t)len << 8), off};
+  std::memcpy(at, rec, sizeof rec);
+  std::memcpy(at + sizeof rec, src, len);
+  return put_record_bytes(len);
+}
+
+PutRecordsApplied apply_put_records(const Segments& to, const uint8_t* p, const uint8_t* end) {
+  while (p < end) {
+    uint64_t rec[2];
+    std::memcpy(rec, p, sizeof rec);
+    const Seg s = (Seg)(int)(rec[0] & 0xff);
+    const uint64_t len = rec[0] >> 8;
+    p += sizeof rec;
+    if (len > (uint64_t)(end - p)) return {PutRecordsApplied::kTruncated, s, rec[1], len};
+    if (!to.inside(s, rec[1], len)) return {PutRecordsApplied::kOutside, s, rec[1], len};
+    std::memcpy(to.base[(int)s] + rec[1], p, len);
+    p += (len + 7) & ~uint64_t(7);
+  }
+  return {PutRecordsApplied::kOk, Seg::Data, 0, 0};
+}
+
+}  // namespace loom

@@ -1,0 +1,74 @@
+// What the transport's paths share: the MPI error check, the wait for MPI
+// requests that gives the core away (several ranks share a core in the
+// tests and on small machines), memfd segments, and put records, the
+// encoding of a run of puts in one buffer.  The async path sends put records
+// as its put batches and its protocol thread applies them.
+#pragma once
+#include <mpi.h>
+#include <time.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "transport/transport.hpp"
+
+namespace loom {
+
+// An MPI call that failed mid-protocol: fatal (see transport.hpp).
+void check(int err, const char* what);
+
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+inline long mono_ns() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+// Wait for n requests: poll `spin` times, then yield the core on every poll
+// (several ranks per core must progress; MPICH's blocking calls poll without
+// yielding).
+void wait_all(int n, MPI_Request* rq, int spin);
+
+// A memfd of `size` bytes, and a shared read-write mapping of one.
+Status make_memfd(const char* name, uint64_t size, int* fd_out);
+void* map_fd(int fd, uint64_t size);  // nullptr on failure
+
+inline uint64_t* word(uint8_t* p) { return reinterpret_cast<uint64_t*>(p); }
+
+// This rank's own segments, as a target applies operations to them.
+struct Segments {
+  uint8_t* base[2];   // indexed by Seg
+  uint64_t size[2];
+  // Whether s names a segment and [off, off + len) lies inside it.
+  bool inside(Seg s, uint64_t off, uint64_t len) const {
+    if (s != Seg::Data && s != Seg::Meta) return false;
+    const uint64_t n = size[(int)s];
+    return off <= n && len <= n - off;
+  }
+};
+
+// Put records: each is two words {seg | len << 8, off}, then the len bytes
+// padded to 8.  A buffer holds any number of them, applied in order.
+constexpr size_t kPutRecordHead = 16;
+constexpr size_t put_record_bytes(size_t len) { return kPutRecordHead + ((len + 7) & ~size_t(7)); }
+// Write the record of a put of len bytes from src to off of segment s at
+// `at` (room for put_record_bytes(len)); returns put_record_bytes(len).
+size_t append_put_record(uint8_t* at, Seg s, uint64_t off, const void* src, size_t len);
+// Apply the records in [p, end) to `to`, in order, up to the first bad one:
+// its length runs past `end` (truncated), or it names bytes outside its
+// segment (outside; seg, off and len say which).
+struct PutRecordsApplied {
+  enum Result { kOk, kTruncated, kOutside } result;
+  Seg seg;
+  uint64_t off, len;
+};
+PutRecordsApplied apply_put_records(const Segments& to, const uint8_t* p, const uint8_t* end);
+
+}  // namespace loom

@@ -1,0 +1,58 @@
+// The direct path: ranks of one host map each other's memfds (through
+// /proc/<pid>/fd/<n>) and reach them with plain loads, stores and CPU
+// atomics: get/put are memcpy, and nothing ever waits for the peer to run.
+// This is the physical limit, and what gives Loom its uncontended lock of
+// 0.10 us and barrier of 0.19 us on one host (docs/BENCHMARKS.md).  A peer
+// is mapped when it shares this rank's MPI shared-memory communicator and
+// host name, LOOM_LOCAL_MAP is on and the kernel lets its memfds open.
+// In async mode the path serves only this rank's own segments.
+#pragma once
+#include <mpi.h>
+
+#include <vector>
+
+#include "transport/transport.hpp"
+
+namespace loom {
+
+class DirectPath final : public Path {
+ public:
+  // Serves this rank's own segments until map_peers adds the peers'.
+  DirectPath(int rank, int nranks, uint8_t* self_data, uint8_t* self_meta, uint64_t data_size, uint64_t meta_size);
+  ~DirectPath() override;  // unmaps the peers' segments (this rank's own are the facade's)
+
+  // Collective over comm: find the ranks of this host and map their memfds
+  // (when local_map).  Returns whether some peer is left unmapped.
+  bool map_peers(MPI_Comm comm, int data_fd, int meta_fd, bool local_map);
+  // Meta is no longer reached here (it is an MPI window now): unmap the
+  // peers' Meta segments and forget this rank's.
+  void drop_meta();
+  bool maps_data(int r) const { return maps_[r].seg[(int)Seg::Data] != nullptr; }
+
+  const char* name() const override { return "direct"; }
+  // flush and sync_local do nothing: plain memory, complete on return
+  void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
+  void put(int r, Seg s, uint64_t off, const void* src, size_t len) override;
+  void flush() override;
+  void sync_local() override;
+  uint64_t load(int r, Seg s, uint64_t off) override;
+  void store(int r, Seg s, uint64_t off, uint64_t v) override;
+  uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) override;
+  uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) override;
+  uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) override;
+  uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) override;
+  void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) override;
+  void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) override;
+
+ private:
+  struct Map {
+    uint8_t* seg[2] = {nullptr, nullptr};  // mapped Data and Meta segments, indexed by Seg
+  };
+  uint8_t* at(int r, Seg s, uint64_t off) const { return maps_[r].seg[(int)s] + off; }
+
+  int rank_;
+  uint64_t size_[2];
+  std::vector<Map> maps_;  // per rank
+};
+
+}  // namespace loom

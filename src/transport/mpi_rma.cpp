@@ -1,0 +1,145 @@
+// The mpi path (mpi_rma.hpp): gets, puts and atomics as MPI-3 RMA in one
+// passive-target epoch per window.  A get or an atomic costs a round trip to
+// the target's MPI (MPI_Win_flush on return); puts are only issued and wait
+// for flush(), which flushes both windows once for all of them.
+#include "transport/mpi_rma.hpp"
+
+#include <chrono>
+#include <cstring>
+
+#include "transport/common.hpp"
+
+namespace loom {
+
+MpiRmaPath::MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size) {
+  void* base = nullptr;
+  check(MPI_Win_allocate((MPI_Aint)meta_size, 1, MPI_INFO_NULL, comm, &base, &meta_win_), "MPI_Win_allocate");
+  self_meta_ = (uint8_t*)base;
+  std::memset(self_meta_, 0, meta_size);
+  check(MPI_Win_create(self_data, (MPI_Aint)data_size, 1, MPI_INFO_NULL, comm, &data_win_), "MPI_Win_create");
+  check(MPI_Win_lock_all(MPI_MODE_NOCHECK, meta_win_), "MPI_Win_lock_all");
+  check(MPI_Win_lock_all(MPI_MODE_NOCHECK, data_win_), "MPI_Win_lock_all");
+}
+
+bool MpiRmaPath::start_progress(MPI_Comm comm) {
+  int level = 0;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_MULTIPLE) {
+    Status s = fail(LOOM_ERR_MPI,
+                    "the MPI library gives thread level %d, not MPI_THREAD_MULTIPLE, so no progress thread runs: "
+                    "page fetches from a computing rank wait until it calls MPI (initialize MPI with "
+                    "MPI_THREAD_MULTIPLE or let loom_init do it)",
+                    level);
+    (void)s;
+    return false;
+  }
+  stop_ = false;
+  MPI_Comm pc;
+  MPI_Comm_dup(comm, &pc);
+  progress_ = std::thread([this, pc]() mutable {
+    // Calling into MPI is what makes MPICH and Open MPI serve RMA requests
+    // that target this rank's MPI_Win_create window.
+    while (!stop_.load(std::memory_order_relaxed)) {
+      int flag = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, 0x4c4f, pc, &flag, MPI_STATUS_IGNORE);
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+    MPI_Comm_free(&pc);
+  });
+  return true;
+}
+
+MpiRmaPath::~MpiRmaPath() {
+  if (progress_.joinable()) {
+    stop_ = true;
+    progress_.join();
+  }
+  MPI_Win_unlock_all(data_win_);
+  MPI_Win_free(&data_win_);
+  MPI_Win_unlock_all(meta_win_);
+  MPI_Win_free(&meta_win_);
+}
+
+void MpiRmaPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) {
+  MPI_Win w = win(s);
+  check(MPI_Get(dst, (int)len, MPI_BYTE, r, (MPI_Aint)off, (int)len, MPI_BYTE, w), "MPI_Get");
+  check(MPI_Win_flush(r, w), "MPI_Win_flush");
+}
+
+void MpiRmaPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
+  check(MPI_Put(src, (int)len, MPI_BYTE, r, (MPI_Aint)off, (int)len, MPI_BYTE, win(s)), "MPI_Put");
+  dirty_puts_ = true;
+}
+
+void MpiRmaPath::flush() {
+  if (dirty_puts_) {
+    check(MPI_Win_flush_all(data_win_), "MPI_Win_flush_all");
+    check(MPI_Win_flush_all(meta_win_), "MPI_Win_flush_all");
+    dirty_puts_ = false;
+  }
+}
+
+void MpiRmaPath::sync_local() {
+  check(MPI_Win_sync(data_win_), "MPI_Win_sync");
+  check(MPI_Win_sync(meta_win_), "MPI_Win_sync");
+}
+
+uint64_t MpiRmaPath::atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op) {
+  uint64_t result = 0;
+  MPI_Win w = win(s);
+  if (compare)
+    check(MPI_Compare_and_swap(origin, compare, &result, MPI_UINT64_T, r, (MPI_Aint)off, w), "MPI_Compare_and_swap");
+  else
+    check(MPI_Fetch_and_op(origin, &result, MPI_UINT64_T, r, (MPI_Aint)off, op, w), "MPI_Fetch_and_op");
+  check(MPI_Win_flush(r, w), "MPI_Win_flush");
+  return result;
+}
+
+uint64_t MpiRmaPath::load(int r, Seg s, uint64_t off) {
+  uint64_t zero = 0;
+  return atomic(r, s, off, &zero, nullptr, MPI_NO_OP);
+}
+
+void MpiRmaPath::store(int r, Seg s, uint64_t off, uint64_t v) { atomic(r, s, off, &v, nullptr, MPI_REPLACE); }
+
+uint64_t MpiRmaPath::cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
+  return atomic(r, s, off, &desired, &expected, MPI_OP_NULL);
+}
+
+uint64_t MpiRmaPath::fetch_add(int r, Seg s, uint64_t off, uint64_t v) {
+  return atomic(r, s, off, &v, nullptr, MPI_SUM);
+}
+
+uint64_t MpiRmaPath::fetch_or(int r, Seg s, uint64_t off, uint64_t v) {
+  return atomic(r, s, off, &v, nullptr, MPI_BOR);
+}
+
+uint64_t MpiRmaPath::swap(int r, Seg s, uint64_t off, uint64_t v) {
+  return atomic(r, s, off, &v, nullptr, MPI_REPLACE);
+}
+
+void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) {
+  or_buf_.assign(n, bits);
+  or_old_.resize(n);
+  MPI_Win w = win(s);
+  check(MPI_Get_accumulate(or_buf_.data(), (int)n, MPI_UINT64_T, or_old_.data(), (int)n, MPI_UINT64_T, r, (MPI_Aint)off,
+                           (int)n, MPI_UINT64_T, MPI_BOR, w),
+        "MPI_Get_accumulate");
+  check(MPI_Win_flush(r, w), "MPI_Win_flush");
+  if (old) std::memcpy(old, or_old_.data(), n * 8);
+}
+
+void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
+  uint64_t zero = 0;
+  for (size_t i = 0; i < n; i++) {
+    int r;
+    uint64_t off;
+    at(i, &r, &off);
+    check(MPI_Get_accumulate(&zero, 1, MPI_UINT64_T, &out[i], 1, MPI_UINT64_T, r, (MPI_Aint)off, 1, MPI_UINT64_T,
+                             MPI_NO_OP, meta_win_),
+          "MPI_Get_accumulate");
+  }
+  check(MPI_Win_flush_all(meta_win_), "MPI_Win_flush_all");
+}
+
+}  // namespace loom

@@ -1,0 +1,67 @@
+// The mpi path: MPI-3 passive-target RMA, for peers on other hosts (or every
+// peer with LOOM_LOCAL_MAP=0, the setting that tests the cross-host path on
+// one machine).  Measured here (docs/ARCHITECTURE.md, MPICH 5 and Open MPI
+// 5): MPI_Win_allocate memory progresses one-sided operations without the
+// target (a 4 KiB get in 0.8 us while the target computes), but MPI chooses
+// where it lives, so it cannot be the page a rank sees at Loom's global
+// address; MPI_Win_create over Loom's own memfd keeps the address, but on
+// shared memory both MPIs progressed a get only when the target called MPI
+// (~1 ms per get while the target computed).  So Data is an MPI_Win_create
+// window over the rank's memfd (a home reads and writes its pages in place)
+// and Meta an MPI_Win_allocate window; both stay in one lock_all epoch, with
+// completion by MPI_Win_flush.  A progress thread calls MPI_Iprobe every
+// 20 us so that operations aimed at a computing rank's Data window are
+// served where the MPI library needs the target to call MPI (over
+// InfiniBand/RoCE the NIC serves them anyway).
+#pragma once
+#include <mpi.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "transport/transport.hpp"
+
+namespace loom {
+
+class MpiRmaPath final : public Path {
+ public:
+  // Collective over comm: the Meta window (allocated by MPI, zeroed) and the
+  // Data window over self_data, each with its lock_all epoch open.
+  MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size);
+  // Stops the progress thread, closes the epochs and frees the windows.
+  ~MpiRmaPath() override;
+
+  uint8_t* self_meta() const { return self_meta_; }  // this rank's Meta window memory
+  // Start the progress thread (it calls MPI_Comm_dup on comm).  Returns
+  // whether it runs: it needs MPI_THREAD_MULTIPLE (recorded as an error,
+  // not fatal, when missing).
+  bool start_progress(MPI_Comm comm);
+
+  const char* name() const override { return "mpi"; }
+  void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
+  void put(int r, Seg s, uint64_t off, const void* src, size_t len) override;
+  void flush() override;
+  void sync_local() override;
+  uint64_t load(int r, Seg s, uint64_t off) override;
+  void store(int r, Seg s, uint64_t off, uint64_t v) override;
+  uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) override;
+  uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) override;
+  uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) override;
+  uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) override;
+  void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) override;
+  void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) override;
+
+ private:
+  MPI_Win win(Seg s) const { return s == Seg::Data ? data_win_ : meta_win_; }
+  uint64_t atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op);
+
+  MPI_Win data_win_ = MPI_WIN_NULL, meta_win_ = MPI_WIN_NULL;
+  uint8_t* self_meta_ = nullptr;
+  bool dirty_puts_ = false;
+  std::vector<uint64_t> or_buf_, or_old_;  // or_range: origin and result words
+  std::thread progress_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace loom

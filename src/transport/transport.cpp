@@ -1,0 +1,161 @@
+// The transport facade (transport.hpp): this rank's segments, the choice of
+// a path per peer at init, and their start and stop.  The choice is made
+// once so that every later call is one indirect call into the chosen path;
+// docs/ARCHITECTURE.md has the measurements behind it.
+#include "transport/transport.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "transport/async.hpp"
+#include "transport/common.hpp"
+#include "transport/direct.hpp"
+#include "transport/mpi_rma.hpp"
+
+namespace loom {
+
+Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
+  opt_ = opt;
+  if (opt_.spin < 0) opt_.spin = 0;
+  check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &nranks_);
+
+  Status local = [&]() -> Status {
+    if (opt.kind == LOOM_TRANSPORT_ASYNC) {
+      // The protocol thread calls MPI while the application thread does.
+      int level = 0;
+      MPI_Query_thread(&level);
+      if (level < MPI_THREAD_MULTIPLE)
+        return fail(LOOM_ERR_MPI,
+                    "LOOM_TRANSPORT=async needs MPI_THREAD_MULTIPLE for its protocol thread, but MPI was "
+                    "initialized with thread level %d (initialize MPI with MPI_Init_thread(..., "
+                    "MPI_THREAD_MULTIPLE, ...), or let loom_init do it, or use LOOM_TRANSPORT=rma)",
+                    level);
+    }
+    LOOM_TRY(make_memfd("loom-data", opt.data_size, &data_fd_));
+    self_data_ = (uint8_t*)map_fd(data_fd_, opt.data_size);
+    if (!self_data_) return fail_errno(LOOM_ERR_SYSTEM, "mmap of this rank's data segment");
+    LOOM_TRY(make_memfd("loom-meta", opt.meta_size, &meta_fd_));
+    meta_map_ = (uint8_t*)map_fd(meta_fd_, opt.meta_size);
+    if (!meta_map_) return fail_errno(LOOM_ERR_SYSTEM, "mmap of this rank's metadata segment");
+    return Status::ok();
+  }();
+  // Agree before any further collective, so that one rank's failure is every
+  // rank's error instead of a hang.
+  int ok = local.is_ok() ? 1 : 0, all_ok = 0;
+  check(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
+  if (!all_ok) {
+    if (meta_map_) munmap(meta_map_, opt.meta_size);
+    if (self_data_) munmap(self_data_, opt.data_size);
+    if (data_fd_ >= 0) close(data_fd_);
+    if (meta_fd_ >= 0) close(meta_fd_);
+    meta_map_ = nullptr;
+    self_data_ = nullptr;
+    data_fd_ = meta_fd_ = -1;
+    MPI_Comm_free(&comm_);
+    if (ok) return fail(LOOM_ERR_SYSTEM, "another rank could not set up its transport (see that rank's error)");
+    return local;
+  }
+  direct_ = new DirectPath(rank_, nranks_, self_data_, meta_map_, opt.data_size, opt.meta_size);
+
+  if (opt.kind == LOOM_TRANSPORT_ASYNC) {
+    // No peer is mapped: the direct path serves this rank's own segments.
+    any_remote_ = nranks_ > 1;
+    self_meta_ = meta_map_;
+    async_ = new AsyncPath(comm_, opt_.spin, Segments{{self_data_, meta_map_}, {opt.data_size, opt.meta_size}});
+    progress_on_ = async_->thread_running();
+    build_routes();
+    check(MPI_Barrier(comm_), "MPI_Barrier");
+    return Status::ok();
+  }
+
+  const bool local_remote = direct_->map_peers(comm_, data_fd_, meta_fd_, opt.local_map);
+  int any = local_remote ? 1 : 0, all_any = 0;
+  check(MPI_Allreduce(&any, &all_any, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
+  any_remote_ = all_any != 0;
+
+  if (any_remote_) {
+    // Every atomic must go through MPI now (see the atomicity rule), so the
+    // metadata lives in an MPI-allocated window; direct peers keep only Data.
+    direct_->drop_meta();
+    munmap(meta_map_, opt.meta_size);
+    meta_map_ = nullptr;
+    close(meta_fd_);
+    meta_fd_ = -1;
+    rma_ = new MpiRmaPath(comm_, self_data_, opt.data_size, opt.meta_size);
+    self_meta_ = rma_->self_meta();
+    build_routes();
+    check(MPI_Barrier(comm_), "MPI_Barrier");
+    if (opt.progress == 1 || (opt.progress == -1 && local_remote)) progress_on_ = rma_->start_progress(comm_);
+  } else {
+    self_meta_ = meta_map_;
+    build_routes();
+    check(MPI_Barrier(comm_), "MPI_Barrier");
+  }
+  return Status::ok();
+}
+
+// The routes follow from which paths exist:
+//   rma, every peer mapped   everything direct.
+//   rma, some peer remote    Data get/put to mapped peers and to self
+//                            direct; all else (Meta get/put, every atomic,
+//                            load_many) through MPI, to every rank including
+//                            self (the atomicity rule).
+//   async                    this rank itself direct, every other rank
+//                            through the protocol threads; load_many async
+//                            (it reads this rank's own words directly).
+void Transport::build_routes() {
+  routes_.assign(nranks_, Route{});
+  for (int r = 0; r < nranks_; r++) {
+    Route& to = routes_[r];
+    if (async_) {
+      Path* p = r == rank_ ? static_cast<Path*>(direct_) : async_;
+      to = Route{{p, p}, p};
+    } else if (rma_) {
+      to = Route{{direct_->maps_data(r) ? static_cast<Path*>(direct_) : rma_, rma_}, rma_};
+    } else {
+      to = Route{{direct_, direct_}, direct_};
+    }
+  }
+  if (async_) {
+    many_ = far_ = async_;
+  } else if (rma_) {
+    many_ = far_ = rma_;
+  } else {
+    many_ = direct_;
+    far_ = nullptr;  // direct operations are complete on return
+  }
+}
+
+bool Transport::is_direct(int r) const { return routes_[r].seg[(int)Seg::Data] == direct_; }
+
+int Transport::direct_peers() const {
+  int n = 0;
+  for (int r = 0; r < nranks_; r++) n += (r != rank_ && is_direct(r)) ? 1 : 0;
+  return n;
+}
+
+void Transport::finalize() {
+  delete async_;   // collective: the last puts, then the protocol thread stops
+  delete rma_;     // the progress thread, then the windows
+  delete direct_;  // the peers' mappings
+  async_ = nullptr;
+  rma_ = nullptr;
+  direct_ = nullptr;
+  progress_on_ = false;
+  routes_.clear();
+  many_ = far_ = nullptr;
+  if (meta_map_) munmap(meta_map_, opt_.meta_size);
+  if (self_data_) munmap(self_data_, opt_.data_size);
+  meta_map_ = nullptr;
+  self_data_ = nullptr;
+  self_meta_ = nullptr;
+  if (data_fd_ >= 0) close(data_fd_);
+  if (meta_fd_ >= 0) close(meta_fd_);
+  data_fd_ = meta_fd_ = -1;
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  any_remote_ = false;
+}
+
+}  // namespace loom

@@ -1,0 +1,181 @@
+// The transport: the one narrow interface through which the protocol reaches
+// other ranks' memory.  Each rank exposes two segments:
+//
+//   Data  the rank's memfd of global-memory size.  At offset o it holds the
+//         home copy of page o/PAGE when this rank is that page's home, and
+//         this rank's cached copy otherwise (no one else touches those).
+//   Meta  directory entries, lock queues, barrier flags, the heap table.
+//
+// A Path is one way of reaching ranks' segments; the Transport facade picks
+// one per peer and operation at init and forwards every call to it:
+//
+//   direct   (direct.hpp)   same-host peers' memfds mapped here: memcpy and
+//                           CPU atomics.  Nothing waits for the peer.
+//   mpi      (mpi_rma.hpp)  MPI-3 passive-target RMA windows.
+//   async    (async.hpp)    requests to the target's protocol thread.
+//
+// Two transports, chosen by LOOM_TRANSPORT (TransportOptions::kind):
+//
+// rma (default): one-sided.  A peer on this host whose memfds open through
+//   /proc is reached directly; any other peer (or every peer with
+//   LOOM_LOCAL_MAP=0) through MPI.
+//   Atomicity rule: MPI atomics are atomic only with respect to other MPI
+//   atomics on the same window, so as soon as one peer is remote every
+//   atomic of the job (Meta and Data, to every rank including self) and
+//   every Meta get/put goes through MPI; Data get/put to mapped peers and to
+//   self stays memcpy.
+//
+// async: two-sided messages served by a protocol thread on every rank.  No
+//   peer is mapped and no MPI window exists: operations on another rank's
+//   segments are requests to its protocol thread, operations on this rank's
+//   own segments are done directly in memory.  Atomicity: the protocol
+//   thread and the owner's direct path both use CPU atomics on the owner's
+//   memory, so they are atomic with respect to each other.  Needs
+//   MPI_THREAD_MULTIPLE (init fails with LOOM_ERR_MPI otherwise).
+//
+// Contract: get and the atomics are complete on return.  put is complete at
+// the target after flush().  Errors here are fatal (they happen mid-protocol).
+// Thread safety: the main thread only (the rma progress thread only calls
+// MPI_Iprobe; the async protocol thread only touches this rank's own
+// segments, with CPU atomics for atomic operations), except meta loads,
+// which the fault handler also uses.
+#pragma once
+#include <mpi.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "status.hpp"
+
+namespace loom {
+
+enum class Seg : int { Data = 0, Meta = 1 };
+
+struct TransportOptions {
+  uint64_t data_size;   // bytes of the Data segment (= global memory size)
+  uint64_t meta_size;   // bytes of the Meta segment
+  bool local_map;       // map same-host peers directly
+  int progress;         // -1 auto, 0 off, 1 on
+  int kind;             // LOOM_TRANSPORT_RMA or LOOM_TRANSPORT_ASYNC
+  int spin = 50;        // async: polls of a wait before it yields the core (LOOM_SPIN)
+};
+
+// One way of reaching ranks' segments.  Each operation has the meaning of
+// the Transport method of the same name (the contract above); the facade
+// calls a path only for the ranks and segments its routes give it.
+class Path {
+ public:
+  virtual ~Path() = default;
+  virtual const char* name() const = 0;
+
+  virtual void get(int r, Seg s, uint64_t off, void* dst, size_t len) = 0;
+  virtual void put(int r, Seg s, uint64_t off, const void* src, size_t len) = 0;
+  virtual void flush() = 0;       // this path's earlier puts complete at their targets
+  virtual void sync_local() = 0;  // this path's writes by others visible to this rank's loads
+
+  virtual uint64_t load(int r, Seg s, uint64_t off) = 0;
+  virtual void store(int r, Seg s, uint64_t off, uint64_t v) = 0;
+  virtual uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) = 0;
+  virtual uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) = 0;
+  virtual uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) = 0;
+  virtual uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) = 0;
+  virtual void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) = 0;  // n > 0
+  virtual void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) = 0;  // n > 0
+};
+
+class DirectPath;
+class MpiRmaPath;
+class AsyncPath;
+
+class Transport {
+ public:
+  Status init(MPI_Comm comm, const TransportOptions& opt);
+  void finalize();
+
+  int rank() const { return rank_; }
+  MPI_Comm comm() const { return comm_; }  // Loom's private duplicate
+  int nranks() const { return nranks_; }
+  // This rank's own Data segment, always read-write (the "home view").
+  uint8_t* self_data() const { return self_data_; }
+  uint8_t* self_meta() const { return self_meta_; }
+  int data_fd() const { return data_fd_; }
+  bool all_direct() const { return !any_remote_; }  // false in async mode
+  bool is_direct(int r) const;                      // Data mapped; async: self only
+  int direct_peers() const;
+  // A thread serves other ranks' requests (rma: the progress thread; async:
+  // the protocol thread, always on).
+  bool progress_running() const { return progress_on_; }
+  bool is_async() const { return async_ != nullptr; }
+
+  void get(int r, Seg s, uint64_t off, void* dst, size_t len) { routes_[r].seg[(int)s]->get(r, s, off, dst, len); }
+  void put(int r, Seg s, uint64_t off, const void* src, size_t len) {
+    routes_[r].seg[(int)s]->put(r, s, off, src, len);
+  }
+  // All earlier puts are complete at their targets: a fence, then the flush
+  // of the path that can leave puts incomplete (mpi: flush_all of both
+  // windows if puts were issued; async: one acknowledgement round).
+  void flush() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (far_) far_->flush();
+  }
+  // Make RMA writes by others to this rank's Data visible to its loads
+  // (MPI_Win_sync under the unified model); a no-op when all peers are direct.
+  void sync_local() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (far_) far_->sync_local();
+  }
+
+  uint64_t load(int r, Seg s, uint64_t off) { return routes_[r].atomics->load(r, s, off); }
+  void store(int r, Seg s, uint64_t off, uint64_t v) { routes_[r].atomics->store(r, s, off, v); }  // complete on return
+  uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
+    return routes_[r].atomics->cas(r, s, off, expected, desired);
+  }
+  uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) { return routes_[r].atomics->fetch_add(r, s, off, v); }
+  uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) { return routes_[r].atomics->fetch_or(r, s, off, v); }
+  uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) { return routes_[r].atomics->swap(r, s, off, v); }
+  // Atomic OR of `bits` into the n consecutive words at off on rank r;
+  // complete on return; the words' old values into old[] (may be null).
+  // One request on MPI, one per 8192 words on async.
+  void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old = nullptr) {
+    if (n == 0) return;
+    routes_[r].atomics->or_range(r, s, off, n, bits, old);
+  }
+  // Atomic loads of n Meta words; at(i) names word i.  Issued together and
+  // completed by one flush on MPI.
+  void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) {
+    if (n == 0) return;
+    many_->load_many(n, at, out);
+  }
+
+ private:
+  // How one peer is reached: get/put per segment, and its atomics.
+  struct Route {
+    Path* seg[2];   // indexed by Seg
+    Path* atomics;  // load, store, cas, fetch_add, fetch_or, swap, or_range
+  };
+  void build_routes();  // from the paths init created
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, nranks_ = 1;
+  TransportOptions opt_{};
+  int data_fd_ = -1, meta_fd_ = -1;
+  uint8_t* self_data_ = nullptr;
+  uint8_t* self_meta_ = nullptr;
+  uint8_t* meta_map_ = nullptr;  // the Meta memfd's mapping while Meta is not an MPI window
+  bool any_remote_ = false;
+  bool progress_on_ = false;
+
+  std::vector<Route> routes_;  // per rank
+  Path* many_ = nullptr;       // load_many
+  Path* far_ = nullptr;        // flush and sync_local: the path besides direct, if any
+  // The paths, created by init and deleted by finalize only: a job that
+  // ends without loom_finalize must not run MPI or join threads from a
+  // static destructor (hence no unique_ptr).
+  DirectPath* direct_ = nullptr;
+  MpiRmaPath* rma_ = nullptr;
+  AsyncPath* async_ = nullptr;
+};
+
+}  // namespace loom
