@@ -59,6 +59,12 @@ class MpiRmaPath final : public Path {
   MPI_Win data_win_ = MPI_WIN_NULL, meta_win_ = MPI_WIN_NULL;
   uint8_t* self_meta_ = nullptr;
   bool dirty_puts_ = false;
+  int nranks_ = 0;
+  // Per window (indexed by Seg): the ranks put to since the last flush, and
+  // whether each is listed; the confirming gets land in confirm_.
+  std::vector<int> put_to_[2];
+  std::vector<uint8_t> listed_[2];
+  std::vector<uint64_t> confirm_;
   std::vector<uint64_t> or_buf_, or_old_;  // or_range: origin and result words
   std::thread progress_;
   std::atomic<bool> stop_{false};
