@@ -79,7 +79,8 @@ bool DirectPath::map_peers(MPI_Comm comm, int data_fd, int meta_fd, bool local_m
   MPI_Comm_free(&node);
 
   bool unmapped = false;
-  std::vector<bool> same_host(nranks, false);
+  std::vector<uint8_t>& same_host = same_host_;
+  same_host.assign(nranks, 0);
   for (int r : wr) same_host[r] = std::strcmp(all[r].host, me.host) == 0;
   for (int r = 0; r < nranks; r++) {
     if (r == rank_) continue;

@@ -28,6 +28,8 @@ class DirectPath final : public Path {
   // peers' Meta segments and forget this rank's.
   void drop_meta();
   bool maps_data(int r) const { return maps_[r].seg[(int)Seg::Data] != nullptr; }
+  // Whether rank r runs on this host (known after map_peers).
+  bool same_host(int r) const { return r < (int)same_host_.size() && same_host_[r]; }
 
   const char* name() const override { return "direct"; }
   // flush and sync_local do nothing: plain memory, complete on return
@@ -53,6 +55,7 @@ class DirectPath final : public Path {
   int rank_;
   uint64_t size_[2];
   std::vector<Map> maps_;  // per rank
+  std::vector<uint8_t> same_host_;  // per rank
 };
 
 }  // namespace loom

@@ -37,6 +37,8 @@ class MpiRmaPath final : public Path {
   // whether it runs: it needs MPI_THREAD_MULTIPLE (recorded as an error,
   // not fatal, when missing).
   bool start_progress(MPI_Comm comm);
+  // The ranks on other hosts (1 each): flush confirms its puts to them.
+  void set_other_hosts(const std::vector<uint8_t>& other) { other_host_ = other; }
 
   const char* name() const override { return "mpi"; }
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
@@ -65,6 +67,7 @@ class MpiRmaPath final : public Path {
   std::vector<int> put_to_[2];
   std::vector<uint8_t> listed_[2];
   std::vector<uint64_t> confirm_;
+  std::vector<uint8_t> other_host_;  // per rank; empty: none
   std::vector<uint64_t> or_buf_, or_old_;  // or_range: origin and result words
   std::thread progress_;
   std::atomic<bool> stop_{false};

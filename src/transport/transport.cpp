@@ -85,6 +85,9 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     meta_fd_ = -1;
     rma_ = new MpiRmaPath(comm_, self_data_, opt.data_size, opt.meta_size);
     self_meta_ = rma_->self_meta();
+    std::vector<uint8_t> other(nranks_);
+    for (int r = 0; r < nranks_; r++) other[r] = r != rank_ && !direct_->same_host(r);
+    rma_->set_other_hosts(other);
     build_routes();
     check(MPI_Barrier(comm_), "MPI_Barrier");
     if (opt.progress == 1 || (opt.progress == -1 && local_remote)) progress_on_ = rma_->start_progress(comm_);
