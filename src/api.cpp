@@ -124,7 +124,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.mig.init(rt.npages, rt.cfg.migrate != 0);
   rt.sync.init(rt.nranks, rt.cfg.locks);
   rt.st = Stats{};
-  LOOM_TRY(vm_install_handler());
+  LOOM_TRY(vm_install_handler(proto_fault));
   stat_clock_init();
   rt.active = true;
   if (rt.cfg.print_config && rt.rank == 0) {

@@ -24,7 +24,6 @@
 
 #include "vm.hpp"
 
-#include "protocol/protocol.hpp"
 #include "runtime.hpp"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -86,12 +85,15 @@ void chain(int sig, siginfo_t* info, void* uctx) {
   signal(sig, SIG_DFL);
 }
 
+// The protocol's fault entry, given at install (vm sits below the protocol).
+bool (*g_on_fault)(uint64_t page, int is_write) = nullptr;
+
 void on_segv(int sig, siginfo_t* info, void* uctx) {
   int saved = errno;
   uint8_t* a = static_cast<uint8_t*>(info->si_addr);
   if (rt.active && a >= rt.base && a < rt.base + rt.size) {
     uint64_t page = (uint64_t)(a - rt.base) / kPage;
-    if (proto_fault(page, fault_is_write(uctx))) {
+    if (g_on_fault(page, fault_is_write(uctx))) {
       errno = saved;
       return;
     }
@@ -134,7 +136,8 @@ void vm_release() {
   rt.base = nullptr;
 }
 
-Status vm_install_handler() {
+Status vm_install_handler(bool (*on_fault)(uint64_t page, int is_write)) {
+  g_on_fault = on_fault;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_segv;

@@ -13,7 +13,10 @@ namespace loom {
 
 Status vm_reserve(MPI_Comm comm);  // agree on and map the global range
 void vm_release();
-Status vm_install_handler();
+// Faults on Loom pages go to on_fault (page, 1 write / 0 read / -1 unknown),
+// which returns false when the fault is not Loom's (then the handler
+// installed before Loom gets it).
+Status vm_install_handler(bool (*on_fault)(uint64_t page, int is_write));
 void vm_remove_handler();
 void vm_protect(uint64_t first_page, uint64_t npages, PageState s);
 
