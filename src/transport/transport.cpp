@@ -131,6 +131,14 @@ void Transport::build_routes() {
   }
 }
 
+void Transport::ibarrier(MPI_Request* rq) { check(MPI_Ibarrier(comm_, rq), "MPI_Ibarrier"); }
+
+bool Transport::test(MPI_Request* rq) {
+  int done = 0;
+  check(MPI_Test(rq, &done, MPI_STATUS_IGNORE), "MPI_Test");
+  return done != 0;
+}
+
 bool Transport::is_direct(int r) const { return routes_[r].seg[(int)Seg::Data] == direct_; }
 
 int Transport::direct_peers() const {

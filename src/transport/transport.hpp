@@ -142,6 +142,11 @@ class Transport {
     if (n == 0) return;
     routes_[r].atomics->or_range(r, s, off, n, bits, old);
   }
+  // The MPI library's non-blocking barrier over every rank, and a test of a
+  // request (true when complete).  Errors are fatal.
+  void ibarrier(MPI_Request* rq);
+  bool test(MPI_Request* rq);
+
   // Atomic loads of n Meta words; at(i) names word i.  Issued together and
   // completed by one flush on MPI.
   void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) {
