@@ -36,14 +36,15 @@ bool fetchable(uint64_t q, int h, uint8_t mode) {
   return (pt.flags[q] & kAlloc) && pt.state[q] == kNone && pt.mode[q] == mode && proto_home(q, false) == h;
 }
 
-struct PutCtx {
-  int home;
-  uint64_t off;
+// The runs of changed bytes of one page's diff.
+struct Runs {
+  std::vector<uint32_t> off, len;
 };
 
-void put_run(uint32_t o, uint32_t len, void* c) {
-  auto* ctx = static_cast<PutCtx*>(c);
-  rt.tp.put(ctx->home, Seg::Data, ctx->off + o, rt.tp.self_data() + ctx->off + o, len);
+void add_run(uint32_t o, uint32_t len, void* c) {
+  auto* runs = static_cast<Runs*>(c);
+  runs->off.push_back(o);
+  runs->len.push_back(len);
 }
 
 // Allocate the cache slots of pages [first, first+n) in one system call
@@ -274,9 +275,13 @@ void proto_release() {
   double t0 = stat_now();
   std::sort(pt.dirty.begin(), pt.dirty.end());
   migrate_note_released(pt.dirty);
+  static Runs runs;
   for (uint32_t p : pt.dirty) {
-    PutCtx ctx{pt.home[p], (uint64_t)p * kPage};
-    size_t bytes = diff_runs(pt.twins + ctx.off, slot(p), kPage, put_run, &ctx);
+    runs.off.clear();
+    runs.len.clear();
+    size_t bytes = diff_runs(pt.twins + p * kPage, slot(p), kPage, add_run, &runs);
+    if (!runs.off.empty())
+      rt.tp.put_runs(pt.home[p], Seg::Data, p * kPage, slot(p), runs.off.data(), runs.len.data(), runs.off.size());
     rt.st.s.diffs++;
     rt.st.s.diff_bytes += bytes;
   }

@@ -43,6 +43,8 @@ class MpiRmaPath final : public Path {
   const char* name() const override { return "mpi"; }
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) override;
+  void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len,
+                size_t n) override;
   void flush() override;
   void sync_local() override;
   uint64_t load(int r, Seg s, uint64_t off) override;
@@ -67,6 +69,8 @@ class MpiRmaPath final : public Path {
   std::vector<int> put_to_[2];
   std::vector<uint8_t> listed_[2];
   std::vector<uint64_t> confirm_;
+  std::vector<int> run_len_, run_off_;  // put_runs: the datatype's blocks
+  void note_put(int r, Seg s);
   std::vector<uint8_t> other_host_;  // per rank; empty: none
   std::vector<uint64_t> or_buf_, or_old_;  // or_range: origin and result words
   std::thread progress_;

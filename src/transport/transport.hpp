@@ -72,6 +72,12 @@ class Path {
 
   virtual void get(int r, Seg s, uint64_t off, void* dst, size_t len) = 0;
   virtual void put(int r, Seg s, uint64_t off, const void* src, size_t len) = 0;
+  // n puts of runs {off[i], len[i]} (offsets from `base`, the same at the
+  // target and in src): one put per run unless a path does better.
+  virtual void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len,
+                        size_t n) {
+    for (size_t i = 0; i < n; i++) put(r, s, base + off[i], src + off[i], len[i]);
+  }
   virtual void flush() = 0;       // this path's earlier puts complete at their targets
   virtual void sync_local() = 0;  // this path's writes by others visible to this rank's loads
 
@@ -112,6 +118,12 @@ class Transport {
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) { routes_[r].seg[(int)s]->get(r, s, off, dst, len); }
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) {
     routes_[r].seg[(int)s]->put(r, s, off, src, len);
+  }
+  // Puts of n runs of bytes: run i is len[i] bytes at base + off[i], taken
+  // from src + off[i] (a diff of one page).  The MPI path sends them as one
+  // put; complete after flush() like put.
+  void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len, size_t n) {
+    routes_[r].seg[(int)s]->put_runs(r, s, base, src, off, len, n);
   }
   // All earlier puts are complete at their targets: a fence, then the flush
   // of the path that can leave puts incomplete (mpi: flush_all of both
