@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set up, build, and run every test (unit tests and the multi-rank suite on
-# 2, 3 and 4 ranks, with direct mapping and with every peer treated as remote).
+# Set up, build, and run every test: unit tests, the multi-rank suite on 2, 3
+# and 4 ranks under every transport and protocol, and (as root, with network
+# namespaces; skipped otherwise) the suite across emulated hosts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Open MPI's osc/ucx prints a harmless error when UCX has no transport.
