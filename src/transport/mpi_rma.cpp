@@ -181,17 +181,45 @@ void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, u
   if (old) std::memcpy(old, or_old_.data(), n * 8);
 }
 
+// One atomic read per target rank, of an indexed datatype naming its words,
+// instead of one per word: over TCP each is a message, and an HLRC acquire
+// reads the writer set of every page it keeps cached (256 cached pages made
+// a release of 16 pages across two emulated hosts cost 5.4 ms instead of
+// 0.7 ms).
 void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
-  uint64_t zero = 0;
+  lm_rank_.resize(n);
+  lm_off_.resize(n);
+  lm_start_.assign(nranks_ + 1, 0);
   for (size_t i = 0; i < n; i++) {
-    int r;
     uint64_t off;
-    at(i, &r, &off);
-    check(MPI_Get_accumulate(&zero, 1, MPI_UINT64_T, &out[i], 1, MPI_UINT64_T, r, (MPI_Aint)off, 1, MPI_UINT64_T,
+    at(i, &lm_rank_[i], &off);
+    lm_off_[i] = (int)(off / 8);  // Meta words are 8-byte aligned
+    lm_start_[lm_rank_[i] + 1]++;
+  }
+  for (int r = 0; r < nranks_; r++) lm_start_[r + 1] += lm_start_[r];
+  lm_order_.resize(n);
+  lm_disp_.resize(n);
+  lm_fill_.assign(lm_start_.begin(), lm_start_.end() - 1);
+  for (size_t i = 0; i < n; i++) {
+    const size_t k = lm_fill_[lm_rank_[i]]++;
+    lm_order_[k] = i;
+    lm_disp_[k] = lm_off_[i];
+  }
+  lm_zero_.assign(n, 0);
+  lm_recv_.resize(n);
+  for (int r = 0; r < nranks_; r++) {
+    const size_t first = lm_start_[r], k = lm_start_[r + 1] - first;
+    if (k == 0) continue;
+    MPI_Datatype t;
+    check(MPI_Type_create_indexed_block((int)k, 1, &lm_disp_[first], MPI_UINT64_T, &t), "MPI_Type_create_indexed_block");
+    check(MPI_Type_commit(&t), "MPI_Type_commit");
+    check(MPI_Get_accumulate(&lm_zero_[first], (int)k, MPI_UINT64_T, &lm_recv_[first], (int)k, MPI_UINT64_T, r, 0, 1, t,
                              MPI_NO_OP, meta_win_),
           "MPI_Get_accumulate");
+    check(MPI_Type_free(&t), "MPI_Type_free");
   }
   check(MPI_Win_flush_all(meta_win_), "MPI_Win_flush_all");
+  for (size_t k = 0; k < n; k++) out[lm_order_[k]] = lm_recv_[k];
 }
 
 }  // namespace loom
