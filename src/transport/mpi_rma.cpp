@@ -181,8 +181,8 @@ void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, u
   if (old) std::memcpy(old, or_old_.data(), n * 8);
 }
 
-// One atomic read per target rank, of an indexed datatype naming its words,
-// instead of one per word: over TCP each is a message, and an HLRC acquire
+// One atomic read per target rank on another host, of an indexed datatype
+// naming its words, instead of one per word: over TCP each is a message, and an HLRC acquire
 // reads the writer set of every page it keeps cached (256 cached pages made
 // a release of 16 pages across two emulated hosts cost 5.4 ms instead of
 // 0.7 ms).
@@ -210,6 +210,16 @@ void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64
   for (int r = 0; r < nranks_; r++) {
     const size_t first = lm_start_[r], k = lm_start_[r + 1] - first;
     if (k == 0) continue;
+    if (k == 1 || other_host_.empty() || !other_host_[r]) {
+      // A rank of this host (shared memory): a word costs no message, and
+      // building a datatype would cost more than the reads (a one-host
+      // barrier's ring heads: 2.7 us per-word, 3.5 us with a datatype).
+      for (size_t j = first; j < first + k; j++)
+        check(MPI_Get_accumulate(&lm_zero_[j], 1, MPI_UINT64_T, &lm_recv_[j], 1, MPI_UINT64_T, r,
+                                 (MPI_Aint)lm_disp_[j] * 8, 1, MPI_UINT64_T, MPI_NO_OP, meta_win_),
+              "MPI_Get_accumulate");
+      continue;
+    }
     MPI_Datatype t;
     check(MPI_Type_create_indexed_block((int)k, 1, &lm_disp_[first], MPI_UINT64_T, &t), "MPI_Type_create_indexed_block");
     check(MPI_Type_commit(&t), "MPI_Type_commit");
