@@ -94,7 +94,6 @@ AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self) : comm_(comm
   MPI_Comm_size(comm, &nranks_);
   batch_.assign(nranks_, Batch{});
   acks_.assign(nranks_, 0);
-  lm_start_.assign(nranks_ + 1, 0);
   check(MPI_Comm_dup(comm_, &acomm_), "MPI_Comm_dup");
   if (nranks_ > 1) {
     // The thread takes no asynchronous signals: they stay the application's.
@@ -377,55 +376,38 @@ void AsyncPath::flush() {
 void AsyncPath::sync_local() {}
 
 void AsyncPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
-  // Sort the words by rank (counting sort); this rank's own are read here.
-  lm_rank_.resize(n);
-  lm_off_.resize(n);
-  std::fill(lm_start_.begin(), lm_start_.end(), 0);
-  for (size_t i = 0; i < n; i++) {
-    at(i, &lm_rank_[i], &lm_off_[i]);
-    if (lm_rank_[i] == rank_) {
-      out[i] = __atomic_load_n(word(self_.base[(int)Seg::Meta] + lm_off_[i]), __ATOMIC_ACQUIRE);
-      lm_rank_[i] = -1;
-    } else {
-      lm_start_[lm_rank_[i] + 1]++;
-    }
-  }
-  for (int r = 0; r < nranks_; r++) lm_start_[r + 1] += lm_start_[r];
-  const size_t remote = lm_start_[nranks_];
+  // Group the words by rank; this rank's own are read here.
+  WordsByRank& w = lm_words_;
+  const size_t remote = w.group(n, nranks_, at, rank_);
+  for (size_t i = 0; i < n; i++)
+    if (w.rank[i] == rank_) out[i] = __atomic_load_n(word(self_.base[(int)Seg::Meta] + w.off[i]), __ATOMIC_ACQUIRE);
   if (remote == 0) return;
-  lm_order_.resize(remote);
-  {
-    std::vector<size_t>& fill = lm_start_;  // advanced per rank, restored below
-    for (size_t i = 0; i < n; i++)
-      if (lm_rank_[i] >= 0) lm_order_[fill[lm_rank_[i]]++] = i;
-    for (int r = nranks_; r > 0; r--) fill[r] = fill[r - 1];
-    fill[0] = 0;
-  }
+  const std::vector<size_t>& start = w.start;
   // One message per rank and kMaxLoads words; every reply is posted before
   // any request leaves, in the order of the requests to each rank.
   size_t msgs = 0;
-  for (int r = 0; r < nranks_; r++) msgs += (lm_start_[r + 1] - lm_start_[r] + kMaxLoads - 1) / kMaxLoads;
+  for (int r = 0; r < nranks_; r++) msgs += (start[r + 1] - start[r] + kMaxLoads - 1) / kMaxLoads;
   lm_send_.resize(msgs * kHdrWords + remote);
   lm_recv_.resize(remote);
   reqs_.assign(2 * msgs, MPI_REQUEST_NULL);
   size_t sp = 0, k = 0;
   for (int r = 0; r < nranks_; r++) {
-    if (lm_start_[r + 1] > lm_start_[r]) send_batch(r);
-    for (size_t j = lm_start_[r]; j < lm_start_[r + 1]; j += kMaxLoads) {
-      const size_t cnt = std::min(kMaxLoads, lm_start_[r + 1] - j);
+    if (start[r + 1] > start[r]) send_batch(r);
+    for (size_t j = start[r]; j < start[r + 1]; j += kMaxLoads) {
+      const size_t cnt = std::min(kMaxLoads, start[r + 1] - j);
       uint64_t* m = &lm_send_[sp];
       m[0] = head(kOpLoads, Seg::Meta);
       m[1] = 0;
       m[2] = cnt;
       m[3] = 0;
-      for (size_t q = 0; q < cnt; q++) m[kHdrWords + q] = lm_off_[lm_order_[j + q]];
+      for (size_t q = 0; q < cnt; q++) m[kHdrWords + q] = w.off[w.order[j + q]];
       check(MPI_Irecv(&lm_recv_[j], (int)(cnt * 8), MPI_BYTE, r, kTagReply, acomm_, &reqs_[k++]), "MPI_Irecv");
       check(MPI_Isend(m, (int)((kHdrWords + cnt) * 8), MPI_BYTE, r, kTagReq, acomm_, &reqs_[k++]), "MPI_Isend");
       sp += kHdrWords + cnt;
     }
   }
   wait_all((int)reqs_.size(), reqs_.data(), spin_);
-  for (size_t j = 0; j < remote; j++) out[lm_order_[j]] = lm_recv_[j];
+  for (size_t j = 0; j < remote; j++) out[w.order[j]] = lm_recv_[j];
 }
 
 void AsyncPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) {

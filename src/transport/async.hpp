@@ -73,10 +73,9 @@ class AsyncPath final : public Path {
   Segments self_;
   std::thread thread_;
   std::vector<Batch> batch_;      // per target rank
-  std::vector<size_t> lm_start_;  // load_many scratch: per rank,
-  std::vector<int> lm_rank_;      // then per word
-  std::vector<uint64_t> lm_off_, lm_send_, lm_recv_, acks_;
-  std::vector<size_t> lm_order_;
+  WordsByRank lm_words_;                    // load_many scratch: the words by rank,
+  std::vector<uint64_t> lm_send_, lm_recv_;  // the requests and the replies
+  std::vector<uint64_t> acks_;
   std::vector<uint64_t> or_old_;  // or_range: the old words of one request
   std::vector<MPI_Request> reqs_;
 };

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "transport/transport.hpp"
 
@@ -52,6 +53,18 @@ struct Segments {
     const uint64_t n = size[(int)s];
     return off <= n && len <= n - off;
   }
+};
+
+// The words of a load_many grouped by rank (a counting sort), so that a
+// path sends one request per rank: after group(), positions start[r] ..
+// start[r+1]-1 of `order` name rank r's words, in the order given; rank[i]
+// and off[i] are word i's.  Words of rank `skip` are left out of `order`
+// (the caller reads them itself).  Returns how many were grouped.
+struct WordsByRank {
+  std::vector<int> rank;
+  std::vector<uint64_t> off;
+  std::vector<size_t> start, order;
+  size_t group(size_t n, int nranks, void (*at)(size_t i, int* rank, uint64_t* off), int skip = -1);
 };
 
 // Put records: each is two words {seg | len << 8, off}, then the len bytes

@@ -187,28 +187,14 @@ void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, u
 // a release of 16 pages across two emulated hosts cost 5.4 ms instead of
 // 0.7 ms).
 void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
-  lm_rank_.resize(n);
-  lm_off_.resize(n);
-  lm_start_.assign(nranks_ + 1, 0);
-  for (size_t i = 0; i < n; i++) {
-    uint64_t off;
-    at(i, &lm_rank_[i], &off);
-    lm_off_[i] = (int)(off / 8);  // Meta words are 8-byte aligned
-    lm_start_[lm_rank_[i] + 1]++;
-  }
-  for (int r = 0; r < nranks_; r++) lm_start_[r + 1] += lm_start_[r];
-  lm_order_.resize(n);
+  WordsByRank& w = lm_words_;
+  w.group(n, nranks_, at);
   lm_disp_.resize(n);
-  lm_fill_.assign(lm_start_.begin(), lm_start_.end() - 1);
-  for (size_t i = 0; i < n; i++) {
-    const size_t k = lm_fill_[lm_rank_[i]]++;
-    lm_order_[k] = i;
-    lm_disp_[k] = lm_off_[i];
-  }
+  for (size_t k = 0; k < n; k++) lm_disp_[k] = (int)(w.off[w.order[k]] / 8);  // Meta words are 8-byte aligned
   lm_zero_.assign(n, 0);
   lm_recv_.resize(n);
   for (int r = 0; r < nranks_; r++) {
-    const size_t first = lm_start_[r], k = lm_start_[r + 1] - first;
+    const size_t first = w.start[r], k = w.start[r + 1] - first;
     if (k == 0) continue;
     if (k == 1 || other_host_.empty() || !other_host_[r]) {
       // A rank of this host (shared memory): a word costs no message, and
@@ -229,7 +215,7 @@ void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64
     check(MPI_Type_free(&t), "MPI_Type_free");
   }
   check(MPI_Win_flush_all(meta_win_), "MPI_Win_flush_all");
-  for (size_t k = 0; k < n; k++) out[lm_order_[k]] = lm_recv_[k];
+  for (size_t k = 0; k < n; k++) out[w.order[k]] = lm_recv_[k];
 }
 
 }  // namespace loom

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "transport/common.hpp"
 #include "transport/transport.hpp"
 
 namespace loom {
@@ -70,10 +71,10 @@ class MpiRmaPath final : public Path {
   std::vector<uint8_t> listed_[2];
   std::vector<uint64_t> confirm_;
   std::vector<int> run_len_, run_off_;  // put_runs: the datatype's blocks
-  // load_many: the words sorted by rank (counting sort), their displacements
-  // in words, and the results in that order.
-  std::vector<int> lm_rank_, lm_off_, lm_disp_;
-  std::vector<size_t> lm_start_, lm_fill_, lm_order_;
+  // load_many: the words by rank, their displacements in words, and the
+  // results in that order.
+  WordsByRank lm_words_;
+  std::vector<int> lm_disp_;
   std::vector<uint64_t> lm_zero_, lm_recv_;
   void note_put(int r, Seg s);
   std::vector<uint8_t> other_host_;  // per rank; empty: none
