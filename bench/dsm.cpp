@@ -423,25 +423,67 @@ void run_remote_rw(const Options& o, Report& rep) {
 
 // Jacobi 2-D, rows split across ranks, written the plain way: two arrays,
 // each rank initializes and updates its own rows, a barrier per sweep.
+// The kernel takes arrays that start at global row `first` (0 for the whole
+// grid; the MPI reference keeps its rows and two halo rows).
 namespace {
-void sweep(const double* a, double* b, int n, int r0, int r1) {
-  for (int i = std::max(r0, 1); i < std::min(r1, n - 1); i++)
+void sweep(const double* a, double* b, int n, int r0, int r1, int first = 0) {
+  for (int i = std::max(r0, 1); i < std::min(r1, n - 1); i++) {
+    const size_t k = (size_t)(i - first) * n;
     for (int j = 1; j < n - 1; j++)
-      b[(size_t)i * n + j] = 0.25 * (a[(size_t)(i - 1) * n + j] + a[(size_t)(i + 1) * n + j] +
-                                     a[(size_t)i * n + j - 1] + a[(size_t)i * n + j + 1]);
+      b[k + j] = 0.25 * (a[k - n + j] + a[k + n + j] + a[k + j - 1] + a[k + j + 1]);
+  }
 }
-void init_rows(double* a, double* b, int n, int r0, int r1) {
+void init_rows(double* a, double* b, int n, int r0, int r1, int first = 0) {
   for (int i = r0; i < r1; i++)
     for (int j = 0; j < n; j++) {
       double v = (i == 0 || j == 0) ? 1.0 : 0.0;
-      a[(size_t)i * n + j] = v;
-      b[(size_t)i * n + j] = v;
+      a[(size_t)(i - first) * n + j] = v;
+      b[(size_t)(i - first) * n + j] = v;
     }
 }
+
 double checksum(const double* a, int n) {
   double s = 0;
   for (size_t k = 0; k < (size_t)n * n; k++) s += a[k] * (double)(k % 7 + 1);
   return s;
+}
+
+// The hand-written MPI reference: each rank keeps its rows [r0, r1) and one
+// halo row on each side, and before each sweep exchanges its edge rows with
+// its neighbours (MPI_Sendrecv, as an MPI programmer writes it).  Returns the
+// seconds of the sweeps; *sum gets the result's checksum on rank 0.
+double mpi_jacobi(int n, int sweeps, double* sum) {
+  const int me = rank(), N = nranks();
+  const int r0 = (int)((long)n * me / N), r1 = (int)((long)n * (me + 1) / N);
+  const int first = r0 - 1, rows = r1 - r0 + 2;  // halo rows first and r1
+  std::vector<double> A((size_t)rows * n), B((size_t)rows * n);
+  init_rows(A.data(), B.data(), n, std::max(first, 0), std::min(r1 + 1, n), first);
+  const int up = me > 0 ? me - 1 : MPI_PROC_NULL, down = me < N - 1 ? me + 1 : MPI_PROC_NULL;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  double *x = A.data(), *y = B.data();
+  for (int s = 0; s < sweeps; s++) {
+    MPI_Sendrecv(x + (size_t)1 * n, n, MPI_DOUBLE, up, 1, x + (size_t)(rows - 1) * n, n, MPI_DOUBLE, down, 1,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(x + (size_t)(rows - 2) * n, n, MPI_DOUBLE, down, 2, x, n, MPI_DOUBLE, up, 2, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    sweep(x, y, n, r0, r1, first);
+    std::swap(x, y);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t = MPI_Wtime() - t0;
+  // Gather the rows on rank 0 for the checksum (not timed).
+  std::vector<int> counts(N), displs(N);
+  for (int r = 0; r < N; r++) {
+    const int a = (int)((long)n * r / N), b = (int)((long)n * (r + 1) / N);
+    counts[r] = (b - a) * n;
+    displs[r] = a * n;
+  }
+  std::vector<double> all(me == 0 ? (size_t)n * n : 0);
+  MPI_Gatherv(x + n, (r1 - r0) * n, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0,
+              MPI_COMM_WORLD);
+  if (me == 0) *sum = checksum(all.data(), n);
+  return t;
 }
 }  // namespace
 
@@ -471,6 +513,8 @@ void run_jacobi(const Options& o, Report& rep, int n, int sweeps) {
   });
   quiet_barrier();
   MPI_Bcast(&seq, sizeof seq, MPI_BYTE, 0, MPI_COMM_WORLD);
+  double sum_mpi = 0;
+  Summary mpi = measure(o, [&] { return mpi_jacobi(n, sweeps, &sum_mpi); });
   loom_start();
   // One rank on Loom memory: rank 0 initializes (so homes) and sweeps every
   // row alone, with no barrier to take; the others sleep.
@@ -516,19 +560,26 @@ void run_jacobi(const Options& o, Report& rep, int n, int sweeps) {
   Result rs{"jacobi_sequential", {{"n", (double)n}, {"sweeps", (double)sweeps}}, "s", seq, {}, {}, {}};
   Result rone{"jacobi_loom", {{"n", (double)n}, {"sweeps", (double)sweeps}, {"ranks", 1}}, "s", one, {}, {}, {}};
   Result rl{"jacobi_loom", {{"n", (double)n}, {"sweeps", (double)sweeps}, {"ranks", (double)N}}, "s", par, {}, {}, {}};
-  double valid = me == 0 ? (sum == sum_seq ? 1 : 0) : 0;
-  MPI_Bcast(&valid, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  Result rm{"jacobi_mpi_halo", {{"n", (double)n}, {"sweeps", (double)sweeps}, {"ranks", (double)N}}, "s", mpi, {}, {}, {}};
+  double valid[2] = {me == 0 ? (sum == sum_seq ? 1.0 : 0.0) : 0, me == 0 ? (sum_mpi == sum_seq ? 1.0 : 0.0) : 0};
+  MPI_Bcast(valid, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   rl.extra["speedup_over_sequential"] = seq.median / par.median;
   rl.extra["speedup_over_1_rank"] = one.median / par.median;
-  rl.extra["result_identical"] = valid;
+  rl.extra["ratio_to_mpi_halo"] = par.median / mpi.median;
+  rl.extra["result_identical"] = valid[0];
+  rm.extra["speedup_over_sequential"] = seq.median / mpi.median;
+  rm.extra["result_identical"] = valid[1];
   rep.add(rs);
   rep.add(rone);
   rep.add(rl);
+  rep.add(rm);
   if (me == 0)
     std::printf("jacobi %dx%d, %d sweeps: sequential %.3f s, Loom 1 rank %.3f s, Loom %d ranks %.3f s: "
-                "speed-up %.2f over 1 rank, %.2f over sequential, %s\n",
+                "speed-up %.2f over 1 rank, %.2f over sequential, %s; MPI halo exchange %.3f s (%s), "
+                "Loom/MPI %.2f\n",
                 n, n, sweeps, seq.median, one.median, N, par.median, one.median / par.median,
-                seq.median / par.median, valid ? "result identical" : "RESULT DIFFERS");
+                seq.median / par.median, valid[0] ? "result identical" : "RESULT DIFFERS", mpi.median,
+                valid[1] ? "result identical" : "RESULT DIFFERS", par.median / mpi.median);
 }
 
 // Home migration: Jacobi whose arrays rank 0 initializes alone (so rank 0

@@ -152,11 +152,13 @@ void w_pcfg(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d
 Status p_transport(loom_config_t* c, const char* n, const char* v) {
   if (!strcasecmp(v, "rma")) c->transport = LOOM_TRANSPORT_RMA;
   else if (!strcasecmp(v, "async")) c->transport = LOOM_TRANSPORT_ASYNC;
-  else return bad(n, v, "rma or async");
+  else if (!strcasecmp(v, "auto")) c->transport = LOOM_TRANSPORT_AUTO;
+  else return bad(n, v, "auto, rma or async");
   return Status::ok();
 }
 void w_transport(const loom_config_t* c, char* b, size_t l) {
-  std::snprintf(b, l, "%s", c->transport == LOOM_TRANSPORT_ASYNC ? "async" : "rma");
+  std::snprintf(b, l, "%s",
+                c->transport == LOOM_TRANSPORT_ASYNC ? "async" : c->transport == LOOM_TRANSPORT_RMA ? "rma" : "auto");
 }
 
 const char* const kProtocolNames[] = {"hlrc", "erc-invalidate", "erc-update"};
@@ -192,13 +194,14 @@ const Setting kSettings[] = {
     {"LOOM_UNIT_PAGES", "8", "pages fetched by one fault (the aligned window around it, same home, not cached)", p_unit, w_unit},
     {"LOOM_HOME", "first-touch", "home placement: first-touch, cyclic or block", p_home, w_home},
     {"LOOM_LOCKS", "1024", "number of lock ids", p_locks, w_locks},
-    {"LOOM_LOCAL_MAP", "1", "map peers on the same host directly; 0 treats every peer as remote (MPI windows)", p_map, w_map},
+    {"LOOM_LOCAL_MAP", "1", "map peers on the same host directly; 0 treats every peer as remote (reached through LOOM_TRANSPORT)", p_map, w_map},
     {"LOOM_PROTOCOL", "hlrc", "coherence protocol of blocks allocated without one: hlrc (home-based lazy), "
      "erc-invalidate or erc-update (eager, copy-sets)", p_protocol, w_protocol},
     {"LOOM_MIGRATE", "0", "at barriers, move a page's home to a rank that wrote it since the last one (once per page)", p_migrate,
      w_migrate},
-    {"LOOM_TRANSPORT", "rma", "rma: one-sided (direct mapping on a host, MPI RMA between hosts); async: two-sided "
-     "requests served by a protocol thread on every rank", p_transport, w_transport},
+    {"LOOM_TRANSPORT", "auto", "how peers that are not mapped directly are reached: rma (MPI one-sided), async "
+     "(two-sided requests served by a protocol thread on the target), auto (async when MPI has "
+     "MPI_THREAD_MULTIPLE, else rma)", p_transport, w_transport},
     {"LOOM_PROGRESS", "auto", "MPI progress thread: auto (when a peer is remote), 0 or 1", p_progress, w_progress},
     {"LOOM_STATS", "0", "print per-rank statistics to stderr at finalize", p_stats, w_stats},
     {"LOOM_STATS_FILE", "", "write statistics as JSON to this path at finalize (%r = rank)", p_sfile, w_sfile},
@@ -272,8 +275,8 @@ Status config_validate(const loom_config_t* c) {
   if (c->locks == 0 || c->locks > (1u << 20)) return fail(LOOM_ERR_CONFIG, "LOOM_LOCKS=%u must be 1..1048576", c->locks);
   if (c->base_address % kPage) return fail(LOOM_ERR_CONFIG, "LOOM_BASE must be page-aligned");
   if (c->spin < 0) return fail(LOOM_ERR_CONFIG, "LOOM_SPIN must be >= 0");
-  if (c->transport != LOOM_TRANSPORT_RMA && c->transport != LOOM_TRANSPORT_ASYNC)
-    return fail(LOOM_ERR_CONFIG, "LOOM_TRANSPORT=%d must be rma (0) or async (1)", c->transport);
+  if (c->transport != LOOM_TRANSPORT_RMA && c->transport != LOOM_TRANSPORT_ASYNC && c->transport != LOOM_TRANSPORT_AUTO)
+    return fail(LOOM_ERR_CONFIG, "LOOM_TRANSPORT=%d must be rma (0), async (1) or auto (2)", c->transport);
   if ((unsigned)c->protocol > kProtocolLast)
     return fail(LOOM_ERR_CONFIG, "LOOM_PROTOCOL=%d must be hlrc (0), erc-invalidate (1) or erc-update (2)", (int)c->protocol);
   if (c->progress_thread < -1 || c->progress_thread > 1) return fail(LOOM_ERR_CONFIG, "LOOM_PROGRESS must be auto, 0 or 1");

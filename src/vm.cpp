@@ -17,6 +17,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -80,8 +81,17 @@ void chain(int sig, siginfo_t* info, void* uctx) {
     g_prev.sa_handler(sig);
     return;
   }
-  // Default action: restore it and return; the access faults again and the
-  // kernel delivers the real SIGSEGV (core dump, debugger).
+  // Default action: say which rank and address (a launcher's banner names
+  // only a pid and a host), restore it and return; the access faults again
+  // and the kernel delivers the real SIGSEGV (core dump, debugger).
+  char host[64] = "?", msg[256];
+  gethostname(host, sizeof host - 1);
+  uint8_t* a = static_cast<uint8_t*>(info->si_addr);
+  const bool inside = rt.active && a >= rt.base && a < rt.base + rt.size;
+  int n = std::snprintf(msg, sizeof msg, "loom: rank %d (pid %d on %s): segmentation fault at %p, %s\n", rt.rank,
+                        (int)getpid(), host, info->si_addr,
+                        inside ? "in Loom memory that no allocation covers" : "outside Loom memory");
+  if (n > 0) (void)!write(2, msg, (size_t)std::min(n, (int)sizeof msg - 1));
   signal(sig, SIG_DFL);
 }
 

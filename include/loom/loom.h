@@ -66,7 +66,15 @@ typedef enum loom_home_policy {
   LOOM_HOME_EXPLICIT = 3     /* loom_alloc_collective_at(size, rank): the whole block on one rank */
 } loom_home_policy_t;
 
-enum { LOOM_TRANSPORT_RMA = 0, LOOM_TRANSPORT_ASYNC = 1 };
+/* How ranks on other hosts are reached (ranks on one host map each other's
+ * memory directly under all three):
+ *  RMA: MPI-3 one-sided operations.
+ *  ASYNC: two-sided requests served by a protocol thread on the target rank
+ *    (needs MPI_THREAD_MULTIPLE).
+ *  AUTO (the default): ASYNC when some peer is not mapped and MPI was
+ *    initialized with MPI_THREAD_MULTIPLE (loom_init does that when it
+ *    initializes MPI), RMA otherwise. */
+enum { LOOM_TRANSPORT_RMA = 0, LOOM_TRANSPORT_ASYNC = 1, LOOM_TRANSPORT_AUTO = 2 };
 
 /* Coherence protocols, chosen for the whole program (LOOM_PROTOCOL) and per
  * collective allocation (loom_alloc_collective_protocol).
@@ -103,7 +111,7 @@ typedef struct loom_config {
   int print_config;                 /* rank 0 prints the effective configuration at init (LOOM_PRINT_CONFIG) */
   int migrate;                      /* at barriers, move a page's home to a rank that wrote it (once per page) (LOOM_MIGRATE) */
   loom_protocol_t protocol;         /* coherence protocol of blocks allocated without one (LOOM_PROTOCOL) */
-  int transport;                    /* LOOM_TRANSPORT_RMA (one-sided) or LOOM_TRANSPORT_ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */
+  int transport;                    /* LOOM_TRANSPORT_AUTO, _RMA (one-sided) or _ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */
 } loom_config_t;
 
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);

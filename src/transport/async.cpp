@@ -89,7 +89,8 @@ inline uint64_t head(uint32_t op, Seg s) { return (uint64_t)op | ((uint64_t)(int
 
 }  // namespace
 
-AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self) : comm_(comm), spin_(spin), self_(self) {
+AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks)
+    : comm_(comm), spin_(spin), self_(self), near_(near), near_ranks_(near_ranks) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &nranks_);
   batch_.assign(nranks_, Batch{});
@@ -376,11 +377,11 @@ void AsyncPath::flush() {
 void AsyncPath::sync_local() {}
 
 void AsyncPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
-  // Group the words by rank; this rank's own are read here.
+  // Group the words by rank; the near ranks' are read here.
   WordsByRank& w = lm_words_;
-  const size_t remote = w.group(n, nranks_, at, rank_);
+  const size_t remote = w.group(n, nranks_, at, near_ranks_.data());
   for (size_t i = 0; i < n; i++)
-    if (w.rank[i] == rank_) out[i] = __atomic_load_n(word(self_.base[(int)Seg::Meta] + w.off[i]), __ATOMIC_ACQUIRE);
+    if (near_ranks_[w.rank[i]]) out[i] = near_->load(w.rank[i], Seg::Meta, w.off[i]);
   if (remote == 0) return;
   const std::vector<size_t>& start = w.start;
   // One message per rank and kMaxLoads words; every reply is posted before

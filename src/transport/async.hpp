@@ -1,9 +1,11 @@
-// The async path (LOOM_TRANSPORT=async): two-sided messages served by a
-// protocol thread on every rank.  It exists for networks where one-sided
-// operations are only emulated in software (RMA then costs a message and a
-// handler anyway, without the batching a handler written for Loom can do),
-// and as the ASYNC baseline of the HLRC/NEWGENDSM comparison: an
-// asynchronous handler on the home serves page requests and applies diffs.
+// The async path (LOOM_TRANSPORT=async, and auto's choice when MPI has
+// MPI_THREAD_MULTIPLE): two-sided messages served by a protocol thread on
+// every rank, for the peers that are not mapped directly.  It exists for
+// networks where one-sided operations are only emulated in software (RMA
+// then costs a message and a handler anyway, without the batching a handler
+// written for Loom can do; MPICH over TCP is one), and as the ASYNC baseline
+// of the HLRC/NEWGENDSM comparison: an asynchronous handler on the home
+// serves page requests and applies diffs.
 // An operation on another rank's segment is a request (MPI_Isend on a
 // private communicator) to that rank's protocol thread, which performs it on
 // its own memory and replies.  Puts to a rank are batched into one message
@@ -32,8 +34,10 @@ class AsyncPath final : public Path {
  public:
   // Collective over comm (MPI_Comm_dup): the private communicator, and the
   // protocol thread when there are other ranks.  `self` is this rank's own
-  // segments, which the thread serves.
-  AsyncPath(MPI_Comm comm, int spin, const Segments& self);
+  // segments, which the thread serves.  `near` reaches the ranks with
+  // near_ranks[r] set (this rank and its mapped peers): load_many reads
+  // their words through it instead of asking their threads.
+  AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks);
   // Collective: flushes, then stops the protocol thread once no request is
   // in flight.
   ~AsyncPath() override;
@@ -41,7 +45,7 @@ class AsyncPath final : public Path {
   bool thread_running() const { return thread_.joinable(); }
 
   const char* name() const override { return "async"; }
-  // load_many reads this rank's own words directly
+  // load_many reads the near ranks' words through the near path
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) override;
   void flush() override;
@@ -71,6 +75,8 @@ class AsyncPath final : public Path {
   int rank_ = 0, nranks_ = 1;
   int spin_;
   Segments self_;
+  Path* near_;
+  std::vector<uint8_t> near_ranks_;
   std::thread thread_;
   std::vector<Batch> batch_;      // per target rank
   WordsByRank lm_words_;                    // load_many scratch: the words by rank,

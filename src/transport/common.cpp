@@ -66,19 +66,19 @@ PutRecordsApplied apply_put_records(const Segments& to, const uint8_t* p, const 
   return {PutRecordsApplied::kOk, Seg::Data, 0, 0};
 }
 
-size_t WordsByRank::group(size_t n, int nranks, void (*at)(size_t, int*, uint64_t*), int skip) {
+size_t WordsByRank::group(size_t n, int nranks, void (*at)(size_t, int*, uint64_t*), const uint8_t* skip) {
   rank.resize(n);
   off.resize(n);
   start.assign(nranks + 1, 0);
   for (size_t i = 0; i < n; i++) {
     at(i, &rank[i], &off[i]);
-    if (rank[i] != skip) start[rank[i] + 1]++;
+    if (!skip || !skip[rank[i]]) start[rank[i] + 1]++;
   }
   for (int r = 0; r < nranks; r++) start[r + 1] += start[r];
   const size_t grouped = start[nranks];
   order.resize(grouped);
   for (size_t i = 0; i < n; i++)  // start[r] advances to the end of rank r's words
-    if (rank[i] != skip) order[start[rank[i]]++] = i;
+    if (!skip || !skip[rank[i]]) order[start[rank[i]]++] = i;
   for (int r = nranks; r > 0; r--) start[r] = start[r - 1];
   start[0] = 0;
   return grouped;

@@ -58,13 +58,14 @@ struct Segments {
 // The words of a load_many grouped by rank (a counting sort), so that a
 // path sends one request per rank: after group(), positions start[r] ..
 // start[r+1]-1 of `order` name rank r's words, in the order given; rank[i]
-// and off[i] are word i's.  Words of rank `skip` are left out of `order`
-// (the caller reads them itself).  Returns how many were grouped.
+// and off[i] are word i's.  Words of ranks r with skip[r] set are left out
+// of `order` (the caller reads them itself; skip may be null).  Returns how
+// many were grouped.
 struct WordsByRank {
   std::vector<int> rank;
   std::vector<uint64_t> off;
   std::vector<size_t> start, order;
-  size_t group(size_t n, int nranks, void (*at)(size_t i, int* rank, uint64_t* off), int skip = -1);
+  size_t group(size_t n, int nranks, void (*at)(size_t i, int* rank, uint64_t* off), const uint8_t* skip = nullptr);
 };
 
 // Put records: each is two words {seg | len << 8, off}, then the len bytes

@@ -5,7 +5,6 @@
 // 0.10 us and barrier of 0.19 us on one host (docs/BENCHMARKS.md).  A peer
 // is mapped when it shares this rank's MPI shared-memory communicator and
 // host name, LOOM_LOCAL_MAP is on and the kernel lets its memfds open.
-// In async mode the path serves only this rank's own segments.
 #pragma once
 #include <mpi.h>
 

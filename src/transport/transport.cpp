@@ -59,23 +59,30 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
   }
   direct_ = new DirectPath(rank_, nranks_, self_data_, meta_map_, opt.data_size, opt.meta_size);
 
-  if (opt.kind == LOOM_TRANSPORT_ASYNC) {
-    // No peer is mapped: the direct path serves this rank's own segments.
-    any_remote_ = nranks_ > 1;
-    self_meta_ = meta_map_;
-    async_ = new AsyncPath(comm_, opt_.spin, Segments{{self_data_, meta_map_}, {opt.data_size, opt.meta_size}});
-    progress_on_ = async_->thread_running();
-    build_routes();
-    check(MPI_Barrier(comm_), "MPI_Barrier");
-    return Status::ok();
-  }
-
+  // Which peers are mapped, and whether the two-sided path may run: one
+  // agreement (any rank's unmapped peer; the lowest thread level).
   const bool local_remote = direct_->map_peers(comm_, data_fd_, meta_fd_, opt.local_map);
-  int any = local_remote ? 1 : 0, all_any = 0;
-  check(MPI_Allreduce(&any, &all_any, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
-  any_remote_ = all_any != 0;
+  int level = 0;
+  MPI_Query_thread(&level);
+  int mine[2] = {local_remote ? 1 : 0, -level}, all[2] = {0, 0};
+  check(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
+  any_remote_ = all[0] != 0;
+  const bool multiple = -all[1] >= MPI_THREAD_MULTIPLE;
+  kind_ = opt.kind == LOOM_TRANSPORT_AUTO ? (multiple ? LOOM_TRANSPORT_ASYNC : LOOM_TRANSPORT_RMA) : opt.kind;
 
-  if (any_remote_) {
+  if (!any_remote_) {
+    self_meta_ = meta_map_;
+  } else if (kind_ == LOOM_TRANSPORT_ASYNC) {
+    // Mapped peers stay direct, Meta included: the protocol threads apply
+    // requests with CPU atomics on the same memory, so direct and async
+    // atomics are atomic with respect to each other.
+    self_meta_ = meta_map_;
+    std::vector<uint8_t> near(nranks_);
+    for (int r = 0; r < nranks_; r++) near[r] = direct_->maps_data(r);
+    async_ = new AsyncPath(comm_, opt_.spin, Segments{{self_data_, meta_map_}, {opt.data_size, opt.meta_size}},
+                           direct_, near);
+    progress_on_ = async_->thread_running();
+  } else {
     // Every atomic must go through MPI now (see the atomicity rule), so the
     // metadata lives in an MPI-allocated window; direct peers keep only Data.
     direct_->drop_meta();
@@ -88,32 +95,28 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     std::vector<uint8_t> other(nranks_);
     for (int r = 0; r < nranks_; r++) other[r] = r != rank_ && !direct_->same_host(r);
     rma_->set_other_hosts(other);
-    build_routes();
-    check(MPI_Barrier(comm_), "MPI_Barrier");
-    if (opt.progress == 1 || (opt.progress == -1 && local_remote)) progress_on_ = rma_->start_progress(comm_);
-  } else {
-    self_meta_ = meta_map_;
-    build_routes();
-    check(MPI_Barrier(comm_), "MPI_Barrier");
   }
+  build_routes();
+  check(MPI_Barrier(comm_), "MPI_Barrier");
+  if (rma_ && (opt.progress == 1 || (opt.progress == -1 && local_remote))) progress_on_ = rma_->start_progress(comm_);
   return Status::ok();
 }
 
 // The routes follow from which paths exist:
-//   rma, every peer mapped   everything direct.
+//   every peer mapped        everything direct (either transport).
 //   rma, some peer remote    Data get/put to mapped peers and to self
 //                            direct; all else (Meta get/put, every atomic,
 //                            load_many) through MPI, to every rank including
 //                            self (the atomicity rule).
-//   async                    this rank itself direct, every other rank
-//                            through the protocol threads; load_many async
-//                            (it reads this rank's own words directly).
+//   async, some peer remote  mapped peers and this rank direct, every other
+//                            rank through the protocol threads; load_many
+//                            async (it reads mapped ranks' words directly).
 void Transport::build_routes() {
   routes_.assign(nranks_, Route{});
   for (int r = 0; r < nranks_; r++) {
     Route& to = routes_[r];
     if (async_) {
-      Path* p = r == rank_ ? static_cast<Path*>(direct_) : async_;
+      Path* p = direct_->maps_data(r) ? static_cast<Path*>(direct_) : async_;
       to = Route{{p, p}, p};
     } else if (rma_) {
       to = Route{{direct_->maps_data(r) ? static_cast<Path*>(direct_) : rma_, rma_}, rma_};

@@ -14,24 +14,28 @@
 //   mpi      (mpi_rma.hpp)  MPI-3 passive-target RMA windows.
 //   async    (async.hpp)    requests to the target's protocol thread.
 //
-// Two transports, chosen by LOOM_TRANSPORT (TransportOptions::kind):
+// A peer on this host whose memfds open through /proc is mapped and reached
+// directly (unless LOOM_LOCAL_MAP=0).  How the others are reached is the
+// transport, chosen by LOOM_TRANSPORT (TransportOptions::kind):
 //
-// rma (default): one-sided.  A peer on this host whose memfds open through
-//   /proc is reached directly; any other peer (or every peer with
-//   LOOM_LOCAL_MAP=0) through MPI.
+// rma: one-sided MPI.
 //   Atomicity rule: MPI atomics are atomic only with respect to other MPI
 //   atomics on the same window, so as soon as one peer is remote every
 //   atomic of the job (Meta and Data, to every rank including self) and
 //   every Meta get/put goes through MPI; Data get/put to mapped peers and to
 //   self stays memcpy.
 //
-// async: two-sided messages served by a protocol thread on every rank.  No
-//   peer is mapped and no MPI window exists: operations on another rank's
-//   segments are requests to its protocol thread, operations on this rank's
-//   own segments are done directly in memory.  Atomicity: the protocol
-//   thread and the owner's direct path both use CPU atomics on the owner's
-//   memory, so they are atomic with respect to each other.  Needs
+// async: two-sided requests served by a protocol thread on every rank that
+//   has a peer it does not map; mapped peers (Meta included) stay direct.
+//   Atomicity: the protocol thread applies requests with CPU atomics on its
+//   rank's memory, the same memory mapped peers reach with CPU atomics, so
+//   the two are atomic with respect to each other.  Needs
 //   MPI_THREAD_MULTIPLE (init fails with LOOM_ERR_MPI otherwise).
+//
+// auto (the default): async when MPI runs with MPI_THREAD_MULTIPLE, rma
+//   otherwise.  Across two emulated hosts async was the faster of the two
+//   in every figure (docs/BENCHMARKS.md "Across hosts"); on one host with
+//   every peer mapped the two are the same (all direct).
 //
 // Contract: get and the atomics are complete on return.  put is complete at
 // the target after flush().  Errors here are fatal (they happen mid-protocol).
@@ -58,7 +62,7 @@ struct TransportOptions {
   uint64_t meta_size;   // bytes of the Meta segment
   bool local_map;       // map same-host peers directly
   int progress;         // -1 auto, 0 off, 1 on
-  int kind;             // LOOM_TRANSPORT_RMA or LOOM_TRANSPORT_ASYNC
+  int kind;             // LOOM_TRANSPORT_AUTO, _RMA or _ASYNC
   int spin = 50;        // async: polls of a wait before it yields the core (LOOM_SPIN)
 };
 
@@ -107,8 +111,11 @@ class Transport {
   uint8_t* self_data() const { return self_data_; }
   uint8_t* self_meta() const { return self_meta_; }
   int data_fd() const { return data_fd_; }
-  bool all_direct() const { return !any_remote_; }  // false in async mode
-  bool is_direct(int r) const;                      // Data mapped; async: self only
+  bool all_direct() const { return !any_remote_; }
+  // The transport in force for unmapped peers: LOOM_TRANSPORT_RMA or
+  // LOOM_TRANSPORT_ASYNC (auto resolved at init).
+  int kind() const { return kind_; }
+  bool is_direct(int r) const;                      // Data mapped (always self)
   int direct_peers() const;
   // A thread serves other ranks' requests (rma: the progress thread; async:
   // the protocol thread, always on).
@@ -182,6 +189,7 @@ class Transport {
   uint8_t* self_meta_ = nullptr;
   uint8_t* meta_map_ = nullptr;  // the Meta memfd's mapping while Meta is not an MPI window
   bool any_remote_ = false;
+  int kind_ = 0;
   bool progress_on_ = false;
 
   std::vector<Route> routes_;  // per rank

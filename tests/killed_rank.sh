@@ -1,0 +1,31 @@
+#!/bin/sh
+# killed_rank.sh MODE LAUNCH...: run "LAUNCH killed_rank-binary MODE" (the
+# binary is the last word of LAUNCH) and check that the job ends within 10 s
+# with a non-zero status, and with a message naming the dead rank:
+#   kill: the launcher's message names the dead process's pid (SIGKILL cannot
+#         be caught, so no one but the launcher can speak for it);
+#   segv: Loom's "loom: rank R (pid P on HOST): segmentation fault" line.
+mode=$1; shift
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+start=$(date +%s%N)
+timeout 60 "$@" "$mode" >"$out" 2>&1
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+cat "$out"
+echo "killed_rank.sh: $mode: exit status $rc after $ms ms"
+[ "$rc" -eq 77 ] && exit 77
+line=$(grep -o 'rank [0-9]* (pid [0-9]*) dies now' "$out" | head -n 1)
+[ -n "$line" ] || { echo "FAIL: the rank did not get to die"; exit 1; }
+rank=$(echo "$line" | sed 's/rank \([0-9]*\) .*/\1/')
+pid=$(echo "$line" | sed 's/.*(pid \([0-9]*\)).*/\1/')
+[ "$rc" -ne 0 ] || { echo "FAIL: the job exited 0"; exit 1; }
+[ "$rc" -ne 124 ] || { echo "FAIL: the job still ran after 60 s"; exit 1; }
+[ "$ms" -le 10000 ] || { echo "FAIL: the job took $ms ms to end (limit 10 s)"; exit 1; }
+if grep -q "got past the wait" "$out"; then echo "FAIL: a survivor got past the wait"; exit 1; fi
+if [ "$mode" = segv ]; then
+  grep -q "loom: rank $rank (pid $pid on .*): segmentation fault" "$out" || { echo "FAIL: no message naming rank $rank"; exit 1; }
+else
+  grep -q "PID $pid" "$out" || { echo "FAIL: no message naming pid $pid (rank $rank)"; exit 1; }
+fi
+echo "killed_rank.sh: $mode: ok (rank $rank, pid $pid)"
