@@ -6,6 +6,12 @@ lock, unlock, diff, polling) as fractions of run time.
 
   apps/run_suite.py [--apps sor,lu,...] [--ranks 1,2] [--size paper|test]
                     [--json results/apps.json] [--build-dir build] [--timeout 1800]
+                    [--hosts H]
+
+--hosts H also runs the Loom build of every row whose rank count H divides
+across H emulated hosts (scripts/cluster.sh run H ranks/H; needs root and
+'scripts/cluster.sh up H' first), and adds its time, its ratio to the
+one-host run and its breakdown to the table.
 
 Every number comes from the programs' own RESULT lines; nothing is computed
 here except ratios.  The JSON holds every row, the Loom configuration (the
@@ -84,6 +90,7 @@ def main():
     ap.add_argument("--apps", default=",".join(APPS))
     ap.add_argument("--ranks", default="1,2")
     ap.add_argument("--size", choices=["paper", "test"], default="paper")
+    ap.add_argument("--hosts", type=int, default=0, help="also run across this many emulated hosts")
     common_args(ap)
     a = ap.parse_args()
 
@@ -95,13 +102,16 @@ def main():
     for k, (app, r) in enumerate(jobs, 1):
         args = (TEST_ARGS.get(app, []) if a.size == "test" else []) + a.extra.split()
         row = {"app": app, "ranks": r, "args": args}
-        for build in ("threads", "loom"):
-            exe = os.path.join(bindir, f"{app}_{build}")
+        runs = ["threads", "loom"] + (["hosts"] if a.hosts > 1 and r % a.hosts == 0 else [])
+        for build in runs:
+            exe = os.path.join(bindir, f"{app}_{'loom' if build == 'hosts' else build}")
             if not os.path.exists(exe):
                 row[build] = {"error": "not built"}
                 continue
             if build == "threads":
                 cmd = [exe, "--workers", str(r)] + args
+            elif build == "hosts":
+                cmd = [os.path.join(ROOT, "scripts", "cluster.sh"), "run", str(a.hosts), str(r // a.hosts), "--", exe] + args
             else:
                 cmd = [a.mpiexec] + a.mpiexec_flags.split() + ["-n", str(r), exe] + args
             print(f"[{k}/{len(jobs)}] {app} {build} {r} ...", end="", file=sys.stderr, flush=True)
@@ -114,8 +124,11 @@ def main():
     one = {row["app"]: row["loom"].get("time") for row in rows if row["ranks"] == 1 and "time" in row.get("loom", {})}
     hdr = f"{'program':9} {'ranks':>5} {'loom s':>9} {'threads s':>9} {'ratio':>6} {'speedup':>7} {'valid':>5}  " + \
         " ".join(f"{c:>7}" for c in CATS)
+    if a.hosts > 1:
+        hdr += f"  {str(a.hosts) + ' hosts s':>10} {'/1 host':>7} {'valid':>5}  " + " ".join(f"{c:>7}" for c in CATS)
     print(hdr)
     print("-" * len(hdr))
+    f = lambda x, w, p: f"{x:>{w}.{p}f}" if isinstance(x, (int, float)) else f"{'-':>{w}}"
     for row in rows:
         lo, th = row.get("loom", {}), row.get("threads", {})
         lt, tt = lo.get("time"), th.get("time")
@@ -124,14 +137,22 @@ def main():
         valid = lo.get("valid") is True and th.get("valid") is True
         row["ratio"], row["speedup"], row["valid"] = ratio, sp, valid
         bd = lo.get("breakdown", {})
-        f = lambda x, w, p: f"{x:>{w}.{p}f}" if isinstance(x, (int, float)) else f"{'-':>{w}}"
-        print(f"{row['app']:9} {row['ranks']:>5} {f(lt, 9, 3)} {f(tt, 9, 3)} {f(ratio, 6, 2)} {f(sp, 7, 2)} "
-              f"{'yes' if valid else 'NO':>5}  " + " ".join(f(bd.get(c), 7, 3) for c in CATS))
+        line = (f"{row['app']:9} {row['ranks']:>5} {f(lt, 9, 3)} {f(tt, 9, 3)} {f(ratio, 6, 2)} {f(sp, 7, 2)} "
+                f"{'yes' if valid else 'NO':>5}  " + " ".join(f(bd.get(c), 7, 3) for c in CATS))
+        if "hosts" in row:
+            ho = row["hosts"]
+            ht = ho.get("time")
+            row["hosts_over_one_host"] = ht / lt if ht and lt else None
+            hv = ho.get("valid") is True
+            row["valid"] = valid and hv
+            line += (f"  {f(ht, 10, 3)} {f(row['hosts_over_one_host'], 7, 2)} {'yes' if hv else 'NO':>5}  " +
+                     " ".join(f(ho.get("breakdown", {}).get(c), 7, 3) for c in CATS))
+        print(line)
     if a.json:
         os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
         loom_env = {k: v for k, v in os.environ.items() if k.startswith("LOOM_")}
         with open(a.json, "w") as f:
-            json.dump({"suite": "apps", "size": a.size, "ranks": ranks, "rows": rows,
+            json.dump({"suite": "apps", "size": a.size, "ranks": ranks, "hosts": a.hosts, "rows": rows,
                        "loom_config": loom_env or "defaults", "machine": machine(a.mpiexec)}, f, indent=1)
         print(f"wrote {a.json}", file=sys.stderr)
     return 0 if all(r["valid"] for r in rows) else 1

@@ -24,7 +24,9 @@
 #
 # Environment: LOOM_CLUSTER_PREFIX (namespace prefix, so that two clusters do
 # not collide), MPIEXEC (default: mpiexec from the project's .venv, else PATH),
-# LOOM_CLUSTER_NOLOCAL=1 (push same-host MPI traffic through TCP as well).
+# LOOM_CLUSTER_NOLOCAL=1 (push same-host MPI traffic through TCP as well),
+# LOOM_CLUSTER_CPUS=K (host i's ranks and their threads run on cores
+# iK..iK+K-1 only, as on machines of K cores each; default: no binding).
 # `run` passes the whole environment (LOOM_* included) to every rank.
 set -euo pipefail
 
@@ -186,8 +188,13 @@ find_mpiexec() {
 # One rank's wrapper (into the array WRAP): enter host i's network, take a
 # host name of its own (a UTS namespace per process, same name per host).
 wrap() {
-  local i=$1
+  local i=$1 k=${LOOM_CLUSTER_CPUS:-0}
   WRAP=(nsenter "--net=/run/netns/$(host_ns "$i")" unshare --uts sh -c 'hostname "$0" && exec "$@"' "node$i")
+  if [ "$k" -gt 0 ]; then
+    local last=$(((i + 1) * k - 1))
+    [ "$last" -lt "$(nproc)" ] || die "LOOM_CLUSTER_CPUS=$k: host $i needs core $last, this machine has $(nproc)"
+    WRAP=(taskset -c "$((i * k))-$last" "${WRAP[@]}")
+  fi
 }
 
 do_run() {

@@ -151,12 +151,17 @@ void lift_state() {
 Status barrier() {
   double t0 = stat_now();
   proto_release();
-  sync_barrier_raw();
+  // The barrier also agrees whether any rank prefetches hot pages; if one
+  // does, every rank waits in a second barrier until all have, so that the
+  // homes answer while they wait instead of while they compute (core.cpp,
+  // prefetch; a waiting rank serves requests itself).
+  const bool prefetch = sync_barrier_any(proto_wants_prefetch());
   if (rt.cfg.migrate) {  // every rank is quiescent until the second barrier
     migrate_window();
     sync_barrier_raw();
   }
-  proto_acquire();
+  proto_acquire(prefetch);
+  if (prefetch) sync_barrier_raw();
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;
   return Status::ok();

@@ -181,6 +181,12 @@ Status p_migrate(loom_config_t* c, const char* n, const char* v) {
 }
 void w_migrate(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->migrate); }
 
+Status p_prefetch(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->prefetch)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_prefetch(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->prefetch); }
+
 struct Setting {
   const char* name;
   const char* def;
@@ -199,6 +205,9 @@ const Setting kSettings[] = {
      "erc-invalidate or erc-update (eager, copy-sets)", p_protocol, w_protocol},
     {"LOOM_MIGRATE", "0", "at barriers, move a page's home to a rank that wrote it since the last one (once per page)", p_migrate,
      w_migrate},
+    {"LOOM_PREFETCH", "1", "at barriers, fetch the pages homed on other hosts that this rank read again after the "
+     "last acquire dropped them (hot pages), while every rank waits, instead of faulting them in later", p_prefetch,
+     w_prefetch},
     {"LOOM_TRANSPORT", "auto", "how peers that are not mapped directly are reached: rma (MPI one-sided), async "
      "(two-sided requests served by a protocol thread on the target), auto (async when MPI has "
      "MPI_THREAD_MULTIPLE, else rma)", p_transport, w_transport},

@@ -87,10 +87,13 @@ template <class F>
 inline void spin_until(F&& done) {
   if (done()) return;
   double t0 = stat_now();
+  rt.tp.app_waits(true);
   for (int spins = 0; !done();) {
+    rt.tp.serve_while_waiting();
     if (++spins > rt.cfg.spin) sched_yield();
     else cpu_relax();
   }
+  rt.tp.app_waits(false);
   rt.st.s.t_poll += stat_now() - t0;
 }
 

@@ -50,6 +50,19 @@ void sync_barrier_raw() {
   }
 }
 
+bool sync_barrier_any(bool mine) {
+  Transport& tp = rt.tp;
+  if (rt.nranks == 1 || tp.all_direct()) {
+    sync_barrier_raw();
+    return false;
+  }
+  MPI_Request rq;
+  int in = mine ? 1 : 0, out = 0;
+  tp.iallreduce_max(&in, &out, &rq);
+  spin_until([&] { return tp.test(&rq); });
+  return out != 0;
+}
+
 void sync_lock_raw(uint32_t id) {
   Transport& tp = rt.tp;
   const uint64_t me = (uint64_t)rt.rank + 1;

@@ -28,6 +28,10 @@ struct SyncState {
 };
 
 void sync_barrier_raw();           // dissemination barrier, no memory actions
+// A barrier that also returns whether any rank passed true (one
+// MPI_Iallreduce when a peer is reached through MPI; with every peer mapped,
+// the plain barrier, and false: nothing there is worth agreeing on).
+bool sync_barrier_any(bool mine);
 void sync_lock_raw(uint32_t id);   // MCS queue lock, no memory actions
 void sync_unlock_raw(uint32_t id);
 // Group barrier in two phases (split-phase / fuzzy, and over any subset):

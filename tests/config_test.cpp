@@ -106,6 +106,7 @@ const Case kCases[] = {
     {"LOOM_SPIN", "5000", [](const loom_config_t& c) { return c.spin == 5000; }, {"-1", "100000001", "fast", ""}},
     {"LOOM_LOG_ERRORS", "0", [](const loom_config_t& c) { return c.log_errors == 0; }, {"2", "maybe", "", "-1"}},
     {"LOOM_MIGRATE", "1", [](const loom_config_t& c) { return c.migrate == 1; }, {"2", "sometimes", ""}},
+    {"LOOM_PREFETCH", "0", [](const loom_config_t& c) { return c.prefetch == 0; }, {"2", "often", ""}},
     {"LOOM_PROTOCOL", "erc-update", [](const loom_config_t& c) { return c.protocol == LOOM_PROTOCOL_ERC_UPDATE; },
      {"update", "", "2", "erc"}},
     {"LOOM_TRANSPORT", "async", [](const loom_config_t& c) { return c.transport == LOOM_TRANSPORT_ASYNC; },
@@ -234,6 +235,7 @@ void test_print() {
   CHECK(config_parse_one(&c, "LOOM_PRINT_CONFIG", "1").is_ok());
   CHECK(config_parse_one(&c, "LOOM_TRANSPORT", "async").is_ok());
   CHECK(config_parse_one(&c, "LOOM_MIGRATE", "1").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_PREFETCH", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_PROTOCOL", "ERC-Invalidate").is_ok());
 
   char buf[8192];
@@ -244,7 +246,7 @@ void test_print() {
                         "LOOM_LOCAL_MAP=0", "LOOM_PROGRESS=1", "LOOM_STATS=1", "LOOM_STATS_FILE=/tmp/s_%r.json",
                         "LOOM_BASE=0x300000000000", "LOOM_SPIN=4321", "LOOM_LOG_ERRORS=0",
                         "LOOM_CLOCK_SKEW_NS=1234", "LOOM_PRINT_CONFIG=1",
-                        "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PROTOCOL=erc-invalidate"};
+                        "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_PROTOCOL=erc-invalidate"};
   for (const char* w : want) {
     bool found = std::strstr(buf, w) != nullptr;
     CHECK(found);
@@ -281,7 +283,7 @@ void test_from_env() {
   const char* names[] = {"LOOM_MEM_SIZE", "LOOM_UNIT_PAGES", "LOOM_HOME", "LOOM_LOCKS", "LOOM_LOCAL_MAP",
                          "LOOM_PROGRESS", "LOOM_STATS", "LOOM_STATS_FILE", "LOOM_BASE", "LOOM_SPIN",
                          "LOOM_LOG_ERRORS", "LOOM_PRINT_CONFIG", "LOOM_CLOCK_SKEW_NS",
-                         "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_PROTOCOL"};
+                         "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_PREFETCH", "LOOM_PROTOCOL"};
   for (const char* n : names) unsetenv(n);
 
   loom_config_t c, d;

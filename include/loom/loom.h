@@ -111,6 +111,7 @@ typedef struct loom_config {
   int print_config;                 /* rank 0 prints the effective configuration at init (LOOM_PRINT_CONFIG) */
   int migrate;                      /* at barriers, move a page's home to a rank that wrote it (once per page) (LOOM_MIGRATE) */
   loom_protocol_t protocol;         /* coherence protocol of blocks allocated without one (LOOM_PROTOCOL) */
+  int prefetch;                     /* at barriers, fetch the pages on other hosts this rank keeps reading (LOOM_PREFETCH) */
   int transport;                    /* LOOM_TRANSPORT_AUTO, _RMA (one-sided) or _ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */
 } loom_config_t;
 
@@ -230,6 +231,8 @@ typedef struct loom_stats {
   uint64_t notices;     /* eager protocols and loom_update: invalidate/update notices sent */
   uint64_t updates;     /* pages brought up to date at an acquire (update protocol, loom_update) */
   double t_update;      /* seconds of acquires spent bringing pages up to date */
+  uint64_t prefetched;  /* pages fetched at a barrier because this rank kept reading them (hot pages) */
+  uint64_t prefetch_used; /* of those, pages read before the next acquire */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 LOOM_API loom_status_t loom_stats_reset(void);

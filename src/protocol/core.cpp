@@ -14,6 +14,14 @@
 //    refresh; then the notices other ranks sent are acted on.  A copy this
 //    rank is still writing (between a split barrier's arrive and wait) is
 //    never dropped: it is merged with the home's copy.
+//  - Barrier prefetch of hot pages (HLRC pages homed on another host): a
+//    page this rank reads again after an acquire dropped it is hot; a
+//    barrier fetches its hot stale pages during the barrier, while every
+//    rank waits (api.cpp: a second barrier holds the homes), instead of
+//    dropping them and faulting them in later from a home that computes by
+//    then and answers late.  A prefetched page stays protected until it is
+//    read (a local fault, no fetch), so a hot page the program stopped
+//    reading is seen at the next acquire and turns cold.
 // The order of these steps around each synchronization call is api.cpp's.
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -45,6 +53,70 @@ void add_run(uint32_t o, uint32_t len, void* c) {
   auto* runs = static_cast<Runs*>(c);
   runs->off.push_back(o);
   runs->len.push_back(len);
+}
+
+// The page is no longer hot (its hints are forgotten).
+void forget_hints(uint64_t p) {
+  PageTable& pt = rt.pages;
+  if (pt.hint[p] & kHot) pt.hot--;
+  pt.hint[p] = 0;
+}
+
+// Prefetched pages the program did not read since the last acquire are no
+// longer valid: the first time that happens to a page it goes on `again`
+// (a program that alternates between two arrays reads each every other
+// interval), the second time in a row it turns cold.  The list is emptied
+// (the pages the program read are on the cached list).
+void retire_prefetched(std::vector<uint32_t>* again) {
+  PageTable& pt = rt.pages;
+  again->clear();
+  for (uint32_t p : pt.prefetched) {
+    uint8_t& h = pt.hint[p];
+    if (!(h & kPrefetched)) continue;
+    h &= (uint8_t)~kPrefetched;
+    if (h & kMissed) {
+      forget_hints(p);
+    } else {
+      h |= kMissed;
+      again->push_back(p);
+    }
+  }
+  pt.prefetched.clear();
+}
+
+// Fetch the hot pages among `dropped` and `again` (HLRC pages homed on a
+// rank this one does not map) into their slots, leaving them protected and
+// kPrefetched.  The homes wait in the barrier meanwhile (api.cpp), serving
+// requests on their application threads.
+void prefetch_hot(const std::vector<uint32_t>& dropped, const std::vector<uint32_t>& again) {
+  PageTable& pt = rt.pages;
+  static std::vector<uint32_t> want;
+  want.clear();
+  for (const auto* list : {&dropped, &again})
+    for (uint32_t p : *list)
+      if ((pt.hint[p] & kHot) && pt.mode[p] == LOOM_PROTOCOL_HLRC && pt.state[p] == kNone && pt.home[p] >= 0 &&
+          !rt.tp.is_direct(pt.home[p]))
+        want.push_back(p);
+  std::sort(want.begin(), want.end());
+  size_t i = 0;
+  while (i < want.size()) {
+    const uint64_t first = want[i];
+    const int h = pt.home[first];
+    size_t j = i + 1;
+    while (j < want.size() && want[j] == want[j - 1] + 1 && pt.home[want[j]] == h) j++;
+    const uint64_t n = j - i;
+    page_protocol(first).before_fetch(h, first, n);
+    rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
+    for (size_t k = i; k < j; k++) {
+      pt.hint[want[k]] |= kPrefetched;
+      pt.dropped_at[want[k]] = 0;
+      pt.prefetched.push_back(want[k]);
+    }
+    rt.st.s.prefetched += n;
+    rt.st.s.pages_fetched += n;
+    rt.st.s.bytes_fetched += n * kPage;
+    i = j;
+  }
 }
 
 // Allocate the cache slots of pages [first, first+n) in one system call
@@ -84,9 +156,15 @@ void check_invariants() {
 }
 
 // Every cached copy goes to its protocol, which says keep, drop or refresh.
-void acquire_copies() {
+void acquire_copies(bool prefetch) {
   PageTable& pt = rt.pages;
-  if (pt.cached.empty()) return;
+  static std::vector<uint32_t> again;
+  pt.acquires++;
+  retire_prefetched(&again);
+  if (pt.cached.empty()) {
+    if (prefetch && !again.empty()) prefetch_hot({}, again);
+    return;
+  }
   const auto& families = protocol_families();
   const uint8_t* family_of = protocol_family_of();
   static std::vector<std::vector<uint32_t>> of;
@@ -118,6 +196,7 @@ void acquire_copies() {
   }
   v.drop.resize(kept);
   drop_pages(v.drop);
+  if (prefetch && pt.hot) prefetch_hot(v.drop, again);
   if (!v.refresh.empty()) {
     double t0 = stat_now();
     std::sort(v.refresh.begin(), v.refresh.end());
@@ -157,6 +236,7 @@ void drop_pages(std::vector<uint32_t>& drop) {
     vm_protect(first, n, kNone);
     std::memset(&rt.pages.state[first], kNone, n);
   });
+  for (uint32_t p : drop) rt.pages.dropped_at[p] = rt.pages.acquires;
   rt.st.s.invalidations += drop.size();
 }
 
@@ -196,6 +276,14 @@ void refresh_pages(const std::vector<uint32_t>& pages, bool by_notice) {
 void proto_make_readable(uint64_t p) {
   PageTable& pt = rt.pages;
   if (pt.state[p] != kNone) return;
+  if (pt.hint[p] & kPrefetched) {  // fetched by the last barrier: read, so still hot
+    pt.hint[p] &= (uint8_t)~(kPrefetched | kMissed);
+    vm_protect(p, 1, kRO);
+    pt.state[p] = kRO;
+    list_cached(p);
+    rt.st.s.prefetch_used++;
+    return;
+  }
   int h = proto_home(p, true);
   if (h == rt.rank) {
     vm_protect(p, 1, kRO);
@@ -221,6 +309,16 @@ void proto_make_readable(uint64_t p) {
     pt.state[q] = kRO;
     list_cached(q);
   }
+  // Read again soon after an acquire dropped it (at this interval's acquire
+  // or the one before: a program may alternate between two arrays): hot, if
+  // the home is on a path a fetch waits for (a mapped home answers at memory
+  // speed anyway).  A page read once in a while stays cold.
+  const uint32_t d = pt.dropped_at[p];
+  if (d && pt.acquires - d <= 1 && !(pt.hint[p] & kHot) && !rt.tp.is_direct(h) && rt.cfg.prefetch) {
+    pt.hint[p] |= kHot;
+    pt.hot++;
+  }
+  for (uint64_t q = first; q < end; q++) pt.dropped_at[q] = 0;
   rt.st.s.pages_fetched += n;
   rt.st.s.bytes_fetched += n * kPage;
 }
@@ -304,17 +402,22 @@ void proto_release() {
   check_invariants();
 }
 
-void proto_acquire() {
+void proto_acquire(bool prefetch) {
   rt.tp.sync_local();
   migrate_process_lost();
   check_invariants();
-  acquire_copies();
+  acquire_copies(prefetch);
   notices_process();
   check_invariants();
 }
 
+// Not with migration: a prefetch reads the home this rank knows, which a
+// barrier may just have moved.
+bool proto_wants_prefetch() { return rt.cfg.prefetch && !rt.cfg.migrate && rt.pages.hot > 0; }
+
 void proto_before_atomic(uint64_t p) {
   PageTable& pt = rt.pages;
+  forget_hints(p);  // a prefetched copy would miss the atomic's update too
   int h = proto_home(p, true);
   if (h != rt.rank && pt.state[p] != kNone) {
     if (pt.state[p] == kRW) proto_release();  // this rank's writes to the page go first
@@ -335,6 +438,7 @@ void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
       pt.state[p] = kNone;
     }
     migrate_forget(p);
+    forget_hints(p);
     if (allocated) pt.flags[p] |= kAlloc | kSingle;
     else pt.flags[p] &= (uint8_t)~(kAlloc | kSingle);
     pt.mode[p] = (uint8_t)rt.cfg.protocol;
@@ -361,6 +465,7 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
     pt.state[p] = kNone;
     pt.flags[p] = (uint8_t)((pt.flags[p] & kListed) | (allocated ? kAlloc : 0));  // collective: not kSingle
     migrate_forget(p);
+    forget_hints(p);
     pt.home[p] = (int16_t)h;
     pt.mode[p] = (uint8_t)protocol;
     if (dir_rank(p) == (uint64_t)rt.rank) {

@@ -38,14 +38,28 @@ enum PageFlag : uint8_t {
   kUntracked = 128,
 };
 
+// Hints for the barrier prefetch of hot pages (core.cpp, prefetch_hot):
+// facts about how this rank reads a page, not about its validity.
+enum PageHint : uint8_t {
+  kHot = 2,         // read again soon after an acquire dropped it: a barrier fetches it instead of dropping it
+  kPrefetched = 4,  // fetched by the last barrier and not read since: valid until the next
+                    // acquire, still protected (PROT_NONE, state kNone) so that a read tells us
+  kMissed = 8,      // the last prefetch of this hot page was not read (two in a row: cold)
+};
+
 struct PageTable {
   uint8_t* twins = nullptr;            // twin of page p at twins + p*PAGE (api.cpp maps it)
   std::vector<uint8_t> state, flags;   // PageState, PageFlag bits
   std::vector<int16_t> home;           // -1 unknown
   std::vector<uint8_t> mode;           // the block's loom_protocol_t: which PageProtocol serves p
+  std::vector<uint8_t> hint;           // PageHint bits
+  std::vector<uint32_t> dropped_at;    // the acquire that last dropped this rank's copy (0: none since its fetch)
+  uint32_t acquires = 0;               // acquires so far (the first is 1)
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy
+  std::vector<uint32_t> prefetched;    // pages the last barrier prefetched (kPrefetched or read since)
+  uint64_t hot = 0;                    // pages with kHot
   bool release_work = false;           // a protocol has release work beyond the dirty list
 
   void init(uint64_t npages, uint8_t protocol) {
@@ -53,17 +67,24 @@ struct PageTable {
     flags.assign(npages, 0);
     home.assign(npages, -1);
     mode.assign(npages, protocol);
+    hint.assign(npages, 0);
+    dropped_at.assign(npages, 0);
+    acquires = 0;
     heap_checked.assign(npages, ~0u);
     dirty.clear();
     dirty.reserve(npages);
     cached.clear();
     cached.reserve(npages);
+    prefetched.clear();
+    hot = 0;
     release_work = false;
   }
   void clear() {
     state.clear();
     flags.clear();
     home.clear();
+    hint.clear();
+    dropped_at.clear();
     heap_checked.clear();
   }
 };

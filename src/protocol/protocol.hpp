@@ -40,7 +40,14 @@ bool proto_fault(uint64_t page, int is_write);  // false: not Loom's fault
 void proto_make_readable(uint64_t page);        // loom_prepare(LOOM_READ)
 void proto_make_writable(uint64_t page);        // loom_prepare(LOOM_WRITE)
 void proto_release();  // this rank's writes reach their homes; holders are told
-void proto_acquire();  // drop or refresh copies others may have written
+// Drop or refresh copies others may have written.  With `prefetch` (a
+// barrier whose ranks agreed to it, and that holds them in a second barrier
+// until every rank has prefetched) hot pages are fetched again at once
+// instead of dropped.
+void proto_acquire(bool prefetch = false);
+// Whether this rank has hot pages a barrier may prefetch (pages on other
+// hosts it read again after an acquire dropped them).
+bool proto_wants_prefetch();
 // Around a Loom atomic on page (performed at the home).
 void proto_before_atomic(uint64_t page);
 void proto_after_atomic(uint64_t page);  // a modifying atomic completed

@@ -22,6 +22,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <atomic>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -37,12 +39,17 @@ class AsyncPath final : public Path {
   // segments, which the thread serves.  `near` reaches the ranks with
   // near_ranks[r] set (this rank and its mapped peers): load_many reads
   // their words through it instead of asking their threads.
-  AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks);
+  AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks,
+            AppWaiting& waiting);
   // Collective: flushes, then stops the protocol thread once no request is
   // in flight.
   ~AsyncPath() override;
 
   bool thread_running() const { return thread_.joinable(); }
+  // Serve one request other ranks sent this rank, if one is waiting and the
+  // protocol thread is not serving one right now (the application thread,
+  // from its wait loops).
+  void serve_waiting();
 
   const char* name() const override { return "async"; }
   // load_many reads the near ranks' words through the near path
@@ -66,7 +73,9 @@ class AsyncPath final : public Path {
     bool unacked = false;       // puts sent or pending since the last flush
   };
   void serve();  // the protocol thread's loop
+  bool serve_next(std::vector<uint64_t>& out);  // under serve_mu_
   void serve_one(int src, const uint64_t* msg, int bytes, std::vector<uint64_t>& out);
+  void wait_mine(int n, MPI_Request* rq);  // the application thread's requests, serving meanwhile
   uint64_t rpc_word(int r, uint32_t op, Seg s, uint64_t off, uint64_t a, uint64_t b);
   void send_batch(int r);  // pending puts to r, no acknowledgement
 
@@ -78,6 +87,12 @@ class AsyncPath final : public Path {
   Path* near_;
   std::vector<uint8_t> near_ranks_;
   std::thread thread_;
+  std::mutex serve_mu_;                    // one request served at a time, by either thread
+  std::atomic<bool> stop_{false};          // the stop request was received
+  AppWaiting& waiting_;                    // the application thread waits (and serves meanwhile)
+  MPI_Request req_ = MPI_REQUEST_NULL;     // the posted receive for requests (under serve_mu_)
+  std::vector<uint64_t> req_buf_;          // its buffer
+  std::vector<uint64_t> app_out_;          // the application thread's serving scratch
   std::vector<Batch> batch_;      // per target rank
   WordsByRank lm_words_;                    // load_many scratch: the words by rank,
   std::vector<uint64_t> lm_send_, lm_recv_;  // the requests and the replies

@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <time.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -31,6 +32,40 @@ inline long mono_ns() {
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1000000000L + t.tv_nsec;
 }
+
+// How many of Loom's waits the application thread is in (nested waits
+// count).  While it waits it calls MPI itself, which progresses MPI (and on
+// the async path serves requests), so the rank's helper thread stays off
+// MPI and off the core: two threads polling MPI on one core contend for its
+// lock, and every wake-up of the helper takes the core from the
+// application.  One per process (the facade's, given to the paths).
+struct AppWaiting {
+  static constexpr long kRecentNs = 50000;
+  std::atomic<int> n{0};
+  std::atomic<long> left{0};  // mono_ns() when the last wait ended
+  bool now() const { return n.load(std::memory_order_relaxed) > 0; }
+  // Or left one less than kRecentNs ago: a rank that faults page after page
+  // is in MPI most of the time (the rma progress thread; the async one must
+  // serve as soon as the application thread stops, which serves only while
+  // it waits).
+  bool recently() const { return now() || mono_ns() - left.load(std::memory_order_relaxed) < kRecentNs; }
+  void enter() { n.fetch_add(1, std::memory_order_relaxed); }
+  void leave() {
+    left.store(mono_ns(), std::memory_order_relaxed);
+    n.fetch_sub(1, std::memory_order_relaxed);
+  }
+};
+class WaitingIn {  // scope guard: the application thread waits in here
+ public:
+  explicit WaitingIn(AppWaiting& w) : w_(w) { w_.enter(); }
+  ~WaitingIn() { w_.leave(); }
+  WaitingIn(const WaitingIn&) = delete;
+  WaitingIn& operator=(const WaitingIn&) = delete;
+
+ private:
+  AppWaiting& w_;
+};
+
 
 // Wait for n requests: poll `spin` times, then yield the core on every poll
 // (several ranks per core must progress; MPICH's blocking calls poll without

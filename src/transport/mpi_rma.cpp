@@ -11,7 +11,8 @@
 
 namespace loom {
 
-MpiRmaPath::MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size) {
+MpiRmaPath::MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size, AppWaiting& waiting)
+    : waiting_(waiting) {
   void* base = nullptr;
   check(MPI_Win_allocate((MPI_Aint)meta_size, 1, MPI_INFO_NULL, comm, &base, &meta_win_), "MPI_Win_allocate");
   self_meta_ = (uint8_t*)base;
@@ -42,6 +43,10 @@ bool MpiRmaPath::start_progress(MPI_Comm comm) {
     // Calling into MPI is what makes MPICH and Open MPI serve RMA requests
     // that target this rank's MPI_Win_create window.
     while (!stop_.load(std::memory_order_relaxed)) {
+      if (waiting_.recently()) {  // the application thread is in MPI: it progresses
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        continue;
+      }
       int flag = 0;
       MPI_Iprobe(MPI_ANY_SOURCE, 0x4c4f, pc, &flag, MPI_STATUS_IGNORE);
       std::this_thread::sleep_for(std::chrono::microseconds(20));
@@ -63,6 +68,7 @@ MpiRmaPath::~MpiRmaPath() {
 }
 
 void MpiRmaPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) {
+  WaitingIn in(waiting_);
   MPI_Win w = win(s);
   check(MPI_Get(dst, (int)len, MPI_BYTE, r, (MPI_Aint)off, (int)len, MPI_BYTE, w), "MPI_Get");
   check(MPI_Win_flush(r, w), "MPI_Win_flush");
@@ -113,6 +119,7 @@ void MpiRmaPath::put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const
 // which kept a one-host barrier with 1 dirty page at 12.7 us instead of 41.
 void MpiRmaPath::flush() {
   if (!dirty_puts_) return;
+  WaitingIn in(waiting_);
   check(MPI_Win_flush_all(data_win_), "MPI_Win_flush_all");
   check(MPI_Win_flush_all(meta_win_), "MPI_Win_flush_all");
   dirty_puts_ = false;
@@ -137,6 +144,7 @@ void MpiRmaPath::sync_local() {
 }
 
 uint64_t MpiRmaPath::atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op) {
+  WaitingIn in(waiting_);
   uint64_t result = 0;
   MPI_Win w = win(s);
   if (compare)
@@ -171,6 +179,7 @@ uint64_t MpiRmaPath::swap(int r, Seg s, uint64_t off, uint64_t v) {
 }
 
 void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) {
+  WaitingIn in(waiting_);
   or_buf_.assign(n, bits);
   or_old_.resize(n);
   MPI_Win w = win(s);
@@ -187,6 +196,7 @@ void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, u
 // a release of 16 pages across two emulated hosts cost 5.4 ms instead of
 // 0.7 ms).
 void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
+  WaitingIn in(waiting_);
   WordsByRank& w = lm_words_;
   w.group(n, nranks_, at);
   lm_disp_.resize(n);

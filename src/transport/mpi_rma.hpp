@@ -12,7 +12,10 @@
 // completion by MPI_Win_flush.  A progress thread calls MPI_Iprobe every
 // 20 us so that operations aimed at a computing rank's Data window are
 // served where the MPI library needs the target to call MPI (over
-// InfiniBand/RoCE the NIC serves them anyway).
+// InfiniBand/RoCE the NIC serves them anyway); while the application thread
+// is in MPI itself (a flush, a wait loop), or was 50 us ago, the progress
+// thread naps instead (AppWaiting: across two emulated hosts of one core
+// each, a page fetch cost 62 us with the thread polling through it).
 #pragma once
 #include <mpi.h>
 
@@ -29,7 +32,7 @@ class MpiRmaPath final : public Path {
  public:
   // Collective over comm: the Meta window (allocated by MPI, zeroed) and the
   // Data window over self_data, each with its lock_all epoch open.
-  MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size);
+  MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size, AppWaiting& waiting);
   // Stops the progress thread, closes the epochs and frees the windows.
   ~MpiRmaPath() override;
 
@@ -81,6 +84,7 @@ class MpiRmaPath final : public Path {
   std::vector<uint64_t> or_buf_, or_old_;  // or_range: origin and result words
   std::thread progress_;
   std::atomic<bool> stop_{false};
+  AppWaiting& waiting_;  // the application thread is in MPI: the progress thread stays off
 };
 
 }  // namespace loom

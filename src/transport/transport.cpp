@@ -17,6 +17,7 @@ namespace loom {
 Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
   opt_ = opt;
   if (opt_.spin < 0) opt_.spin = 0;
+  if (!waiting_) waiting_ = new AppWaiting;  // kept for the process: helper threads read it until joined
   check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &nranks_);
@@ -80,7 +81,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     std::vector<uint8_t> near(nranks_);
     for (int r = 0; r < nranks_; r++) near[r] = direct_->maps_data(r);
     async_ = new AsyncPath(comm_, opt_.spin, Segments{{self_data_, meta_map_}, {opt.data_size, opt.meta_size}},
-                           direct_, near);
+                           direct_, near, *waiting_);
     progress_on_ = async_->thread_running();
   } else {
     // Every atomic must go through MPI now (see the atomicity rule), so the
@@ -90,7 +91,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     meta_map_ = nullptr;
     close(meta_fd_);
     meta_fd_ = -1;
-    rma_ = new MpiRmaPath(comm_, self_data_, opt.data_size, opt.meta_size);
+    rma_ = new MpiRmaPath(comm_, self_data_, opt.data_size, opt.meta_size, *waiting_);
     self_meta_ = rma_->self_meta();
     std::vector<uint8_t> other(nranks_);
     for (int r = 0; r < nranks_; r++) other[r] = r != rank_ && !direct_->same_host(r);
@@ -135,6 +136,16 @@ void Transport::build_routes() {
 }
 
 void Transport::ibarrier(MPI_Request* rq) { check(MPI_Ibarrier(comm_, rq), "MPI_Ibarrier"); }
+
+void Transport::async_serve() { async_->serve_waiting(); }
+void Transport::far_waits(bool w) {
+  if (w) waiting_->enter();
+  else waiting_->leave();
+}
+
+void Transport::iallreduce_max(const int* in, int* out, MPI_Request* rq) {
+  check(MPI_Iallreduce(in, out, 1, MPI_INT, MPI_MAX, comm_, rq), "MPI_Iallreduce");
+}
 
 bool Transport::test(MPI_Request* rq) {
   int done = 0;

@@ -95,6 +95,7 @@ class Path {
   virtual void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) = 0;  // n > 0
 };
 
+struct AppWaiting;
 class DirectPath;
 class MpiRmaPath;
 class AsyncPath;
@@ -165,6 +166,21 @@ class Transport {
   // request (true when complete).  Errors are fatal.
   void ibarrier(MPI_Request* rq);
   bool test(MPI_Request* rq);
+  // Called from Loom's wait loops on the application thread: on the async
+  // path it serves a request other ranks sent this one, so that a rank that
+  // waits answers at once instead of through its protocol thread (which
+  // must be scheduled first, and naps while nothing comes).
+  void serve_while_waiting() {
+    if (async_) async_serve();
+  }
+  // The application thread enters or leaves one of Loom's wait loops (see
+  // AppWaiting in common.hpp); nothing to tell when every peer is direct.
+  void app_waits(bool w) {
+    if (far_) far_waits(w);
+  }
+  // The MPI library's non-blocking allreduce (MPI_MAX) of one int over every
+  // rank; *out is valid once test() says the request is complete.
+  void iallreduce_max(const int* in, int* out, MPI_Request* rq);
 
   // Atomic loads of n Meta words; at(i) names word i.  Issued together and
   // completed by one flush on MPI.
@@ -180,6 +196,8 @@ class Transport {
     Path* atomics;  // load, store, cas, fetch_add, fetch_or, swap, or_range
   };
   void build_routes();  // from the paths init created
+  void async_serve();
+  void far_waits(bool w);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, nranks_ = 1;
@@ -192,6 +210,7 @@ class Transport {
   int kind_ = 0;
   bool progress_on_ = false;
 
+  AppWaiting* waiting_ = nullptr;  // shared with the paths' helper threads
   std::vector<Route> routes_;  // per rank
   Path* many_ = nullptr;       // load_many
   Path* far_ = nullptr;        // flush and sync_local: the path besides direct, if any
