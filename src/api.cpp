@@ -2,8 +2,10 @@
 // synchronization call, and the lifecycle.  Every entry point returns a
 // status; nothing here exits or prints to stdout.
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "clock.hpp"
@@ -78,6 +80,25 @@ void compute_layout() {
   m.size = align(m.rings + N * kRingWords * 8, kPage);
 }
 
+// MPI libraries end the process inside MPI_Init when it fails (MPICH checks
+// that every rank can reach the others there, with an allreduce): their
+// message names MPI's internals.  This says what to check, from an exit
+// handler that runs while MPI_Init is in progress only.
+bool g_in_mpi_init = false;
+void explain_failed_mpi_init() {
+  if (!g_in_mpi_init) return;
+  char host[64] = "?";
+  gethostname(host, sizeof host - 1);
+  std::fprintf(stderr,
+               "loom: MPI_Init_thread ended the process (pid %d on %s) before Loom could start: when the ranks run "
+               "on several hosts this is most often the network between them.  Check that every host reaches the "
+               "others on the interface MPI uses (MPICH over TCP: MPIR_CVAR_CH4_NETMOD=ofi FI_PROVIDER=tcp "
+               "FI_TCP_IFACE=<an interface with a route to every host>; Open MPI: OMPI_MCA_btl_tcp_if_include), "
+               "that no firewall drops MPI's ports, and that the host names mpiexec was given resolve to those "
+               "addresses (scripts/cluster.sh and docs/ARCHITECTURE.md show a working setting).\n",
+               (int)getpid(), host);
+}
+
 Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   if (rt.active) return fail(LOOM_ERR_ALREADY_INITIALIZED, "loom_init called twice");
   if (cfg) {
@@ -92,8 +113,12 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   MPI_Finalized(&finalized);
   if (finalized) return fail(LOOM_ERR_NOT_INITIALIZED, "loom_init: MPI is already finalized");
   if (!inited) {
+    static bool registered = false;
+    if (!registered) registered = std::atexit(explain_failed_mpi_init) == 0;
     int provided = 0;
+    g_in_mpi_init = true;
     int err = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    g_in_mpi_init = false;
     if (err != MPI_SUCCESS) return fail_mpi(err, "MPI_Init_thread");
     rt.we_init_mpi = true;
   }
