@@ -194,6 +194,25 @@ Summary rank1_summary(const std::vector<double>& samples) {
   return Summary{f[0], f[1], f[2], f[3], f[4], (int)f[5], f[6] != 0};
 }
 
+// Warm rounds: the same block again and again (the home rewrites it, the
+// reader's copies are invalidated and fetched anew), as in an iterative
+// program; the raw figures are taken on touched memory too.  Returns the
+// reads per page; *round_s gets rank 1's barrier plus reads per page (it is
+// the reader measured by the warm figure's max).
+Summary warm_rounds(const Options& o, int pages, int* round, Summary* round_s) {
+  char* a = nullptr;
+  OK(loom_alloc_collective((size_t)pages * 4096, (void**)&a));
+  std::vector<double> rounds;
+  Summary warm = measure(o, [&] {
+    double r = 0, t = pagefetch_once(a, pages, ++*round, &r);
+    rounds.push_back(r);
+    return t;
+  });
+  OK(loom_free_collective(a));
+  *round_s = rank1_summary(rounds);
+  return warm;
+}
+
 }  // namespace
 
 void run_pagefetch(const Options& o, Report& rep) {
@@ -223,20 +242,7 @@ void run_pagefetch(const Options& o, Report& rep) {
       OK(loom_free_collective(a));
       return t;
     });
-    // Warm: the same block again and again (the home rewrites it, the
-    // reader's copies are invalidated and fetched anew), as in an
-    // iterative program; the raw figures are taken on touched memory too.
-    char* a = nullptr;
-    OK(loom_alloc_collective((size_t)pages * 4096, (void**)&a));
-    std::vector<double> rounds;
-    Summary warm = measure(o, [&] {
-      double r = 0, t = pagefetch_once(a, pages, ++round, &r);
-      rounds.push_back(r);
-      return t;
-    });
-    OK(loom_free_collective(a));
-    // Rank 1's rounds (it is the reader measured by the warm figure's max).
-    Summary round_s = rank1_summary(rounds);
+    Summary round_s, warm = warm_rounds(o, pages, &round, &round_s);
     Result rc{"pagefetch_cold", {{"pages", (double)pages}, {"unit_pages", (double)unit}}, "us/page", cold, {}, {}, {}};
     rc.extra["ratio_to_trap_plus_get"] = cold.median / (trap.median + get.median);
     Result rw{"pagefetch", {{"pages", (double)pages}, {"unit_pages", (double)unit}}, "us/page", warm, {}, {}, {}};
@@ -253,17 +259,8 @@ void run_pagefetch(const Options& o, Report& rep) {
   // barrier (one host: fetched per fault as above).
   loom_start();
   {
-    char* a = nullptr;
-    OK(loom_alloc_collective((size_t)pages * 4096, (void**)&a));
     int round = 0;
-    std::vector<double> rounds;
-    Summary warm = measure(o, [&] {
-      double r = 0, t = pagefetch_once(a, pages, ++round, &r);
-      rounds.push_back(r);
-      return t;
-    });
-    OK(loom_free_collective(a));
-    Summary round_s = rank1_summary(rounds);
+    Summary round_s, warm = warm_rounds(o, pages, &round, &round_s);
     rep.add(Result{"pagefetch_default", {{"pages", (double)pages}, {"unit_pages", (double)c.unit_pages}}, "us/page",
                    warm, {}, {}, {}});
     rep.add(Result{"pagefetch_round_default", {{"pages", (double)pages}, {"unit_pages", (double)c.unit_pages}},
