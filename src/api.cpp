@@ -156,7 +156,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     char buf[8192];
     config_print(&rt.cfg, buf, sizeof buf);
     std::fprintf(stderr, "loom: %d ranks, %d mapped directly by rank 0, the others through %s, progress thread %s\n%s",
-                 rt.nranks, rt.tp.direct_peers(), rt.tp.kind() == LOOM_TRANSPORT_ASYNC ? "async" : "rma",
+                 rt.nranks, rt.tp.direct_peers(), rt.tp.kind_name(),
                  rt.tp.progress_running() ? "on" : "off", buf);
   }
   rt.finalized = false;

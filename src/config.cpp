@@ -209,8 +209,8 @@ const Setting kSettings[] = {
      "last acquire dropped them (hot pages), while every rank waits, instead of faulting them in later", p_prefetch,
      w_prefetch},
     {"LOOM_TRANSPORT", "auto", "how peers that are not mapped directly are reached: rma (MPI one-sided), async "
-     "(two-sided requests served by a protocol thread on the target), auto (async when MPI has "
-     "MPI_THREAD_MULTIPLE, else rma)", p_transport, w_transport},
+     "(two-sided requests served by a protocol thread on the target), auto (async with page reads by MPI_Get "
+     "when MPI has MPI_THREAD_MULTIPLE, else rma)", p_transport, w_transport},
     {"LOOM_PROGRESS", "auto", "MPI progress thread: auto (when a peer is remote), 0 or 1", p_progress, w_progress},
     {"LOOM_STATS", "0", "print per-rank statistics to stderr at finalize", p_stats, w_stats},
     {"LOOM_STATS_FILE", "", "write statistics as JSON to this path at finalize (%r = rank)", p_sfile, w_sfile},

@@ -71,9 +71,9 @@ typedef enum loom_home_policy {
  *  RMA: MPI-3 one-sided operations.
  *  ASYNC: two-sided requests served by a protocol thread on the target rank
  *    (needs MPI_THREAD_MULTIPLE).
- *  AUTO (the default): ASYNC when some peer is not mapped and MPI was
- *    initialized with MPI_THREAD_MULTIPLE (loom_init does that when it
- *    initializes MPI), RMA otherwise. */
+ *  AUTO (the default): when MPI was initialized with MPI_THREAD_MULTIPLE
+ *    (loom_init does that when it initializes MPI), ASYNC except that page
+ *    reads go by MPI_Get; RMA otherwise. */
 enum { LOOM_TRANSPORT_RMA = 0, LOOM_TRANSPORT_ASYNC = 1, LOOM_TRANSPORT_AUTO = 2 };
 
 /* Coherence protocols, chosen for the whole program (LOOM_PROTOCOL) and per

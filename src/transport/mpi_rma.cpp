@@ -13,12 +13,14 @@ namespace loom {
 
 MpiRmaPath::MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size, AppWaiting& waiting)
     : waiting_(waiting) {
-  void* base = nullptr;
-  check(MPI_Win_allocate((MPI_Aint)meta_size, 1, MPI_INFO_NULL, comm, &base, &meta_win_), "MPI_Win_allocate");
-  self_meta_ = (uint8_t*)base;
-  std::memset(self_meta_, 0, meta_size);
+  if (meta_size) {
+    void* base = nullptr;
+    check(MPI_Win_allocate((MPI_Aint)meta_size, 1, MPI_INFO_NULL, comm, &base, &meta_win_), "MPI_Win_allocate");
+    self_meta_ = (uint8_t*)base;
+    std::memset(self_meta_, 0, meta_size);
+    check(MPI_Win_lock_all(MPI_MODE_NOCHECK, meta_win_), "MPI_Win_lock_all");
+  }
   check(MPI_Win_create(self_data, (MPI_Aint)data_size, 1, MPI_INFO_NULL, comm, &data_win_), "MPI_Win_create");
-  check(MPI_Win_lock_all(MPI_MODE_NOCHECK, meta_win_), "MPI_Win_lock_all");
   check(MPI_Win_lock_all(MPI_MODE_NOCHECK, data_win_), "MPI_Win_lock_all");
   MPI_Comm_size(comm, &nranks_);
   for (auto& l : listed_) l.assign(nranks_, 0);
@@ -63,8 +65,10 @@ MpiRmaPath::~MpiRmaPath() {
   }
   MPI_Win_unlock_all(data_win_);
   MPI_Win_free(&data_win_);
-  MPI_Win_unlock_all(meta_win_);
-  MPI_Win_free(&meta_win_);
+  if (meta_win_ != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(meta_win_);
+    MPI_Win_free(&meta_win_);
+  }
 }
 
 void MpiRmaPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) {

@@ -32,10 +32,15 @@
 //   the two are atomic with respect to each other.  Needs
 //   MPI_THREAD_MULTIPLE (init fails with LOOM_ERR_MPI otherwise).
 //
-// auto (the default): async when MPI runs with MPI_THREAD_MULTIPLE, rma
-//   otherwise.  Across two emulated hosts async was the faster of the two
-//   in every figure (docs/BENCHMARKS.md "Across hosts"); on one host with
-//   every peer mapped the two are the same (all direct).
+// auto (the default): with MPI_THREAD_MULTIPLE, async with one change: page
+//   reads (Data gets) go by MPI_Get from a window over the memfd, which is
+//   1.5-2x cheaper than a request and its reply over MPICH's TCP; without
+//   it, rma.  Across two emulated hosts that beat both plain transports in
+//   every figure but the 8-page fetch (docs/BENCHMARKS.md "Across hosts");
+//   on one host with every peer mapped all three are the same (all direct).
+//   Ordering: a Data put is always flushed (acknowledged: applied) before a
+//   get of the same bytes is issued (releases flush; nothing else puts
+//   Data), so a get never overtakes a put still in a batch.
 //
 // Contract: get and the atomics are complete on return.  put is complete at
 // the target after flush().  Errors here are fatal (they happen mid-protocol).
@@ -114,8 +119,10 @@ class Transport {
   int data_fd() const { return data_fd_; }
   bool all_direct() const { return !any_remote_; }
   // The transport in force for unmapped peers: LOOM_TRANSPORT_RMA or
-  // LOOM_TRANSPORT_ASYNC (auto resolved at init).
+  // LOOM_TRANSPORT_ASYNC (auto resolved at init), and its name ("auto" is
+  // async with one-sided page reads).
   int kind() const { return kind_; }
+  const char* kind_name() const { return kind_ == LOOM_TRANSPORT_RMA ? "rma" : fetch_ ? "auto (async, pages by MPI_Get)" : "async"; }
   bool is_direct(int r) const;                      // Data mapped (always self)
   int direct_peers() const;
   // A thread serves other ranks' requests (rma: the progress thread; async:
@@ -123,7 +130,7 @@ class Transport {
   bool progress_running() const { return progress_on_; }
   bool is_async() const { return async_ != nullptr; }
 
-  void get(int r, Seg s, uint64_t off, void* dst, size_t len) { routes_[r].seg[(int)s]->get(r, s, off, dst, len); }
+  void get(int r, Seg s, uint64_t off, void* dst, size_t len) { routes_[r].get[(int)s]->get(r, s, off, dst, len); }
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) {
     routes_[r].seg[(int)s]->put(r, s, off, src, len);
   }
@@ -190,9 +197,10 @@ class Transport {
   }
 
  private:
-  // How one peer is reached: get/put per segment, and its atomics.
+  // How one peer is reached: put and get per segment, and its atomics.
   struct Route {
-    Path* seg[2];   // indexed by Seg
+    Path* seg[2];   // put, put_runs; indexed by Seg
+    Path* get[2];   // get (async: Data by MPI_Get, see init)
     Path* atomics;  // load, store, cas, fetch_add, fetch_or, swap, or_range
   };
   void build_routes();  // from the paths init created
@@ -219,6 +227,7 @@ class Transport {
   // static destructor (hence no unique_ptr).
   DirectPath* direct_ = nullptr;
   MpiRmaPath* rma_ = nullptr;
+  MpiRmaPath* fetch_ = nullptr;  // async: the Data window that gets read through
   AsyncPath* async_ = nullptr;
 };
 
