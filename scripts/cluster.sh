@@ -210,7 +210,11 @@ do_run() {
   [ "$n" -ge "$h" ] || die "run: the cluster has $n hosts (prefix $PREFIX); run 'cluster.sh up $h' first"
   local mpiexec hosts= i args=()
   mpiexec=$(find_mpiexec)
-  "$mpiexec" --version 2>&1 | grep -q HYDRA ||
+  # Read the whole answer first: with pipefail, "| grep -q" could end the
+  # pipeline early, mpiexec would die of SIGPIPE and the check fail at random.
+  local version
+  version=$("$mpiexec" --version 2>&1 || true)
+  [[ "$version" == *HYDRA* ]] ||
     skip "'run' needs MPICH's mpiexec (hydra; its fork launcher and host list place the ranks); $mpiexec is not"
   # Hydra places ranks in order, R per host, matching the MPMD segments.
   for ((i = 0; i < h; i++)); do hosts+="${hosts:+,}node$i:$r"; done

@@ -11,8 +11,9 @@
 
 namespace loom {
 
-MpiRmaPath::MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size, AppWaiting& waiting)
-    : waiting_(waiting) {
+MpiRmaPath::MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size, AppWaiting& waiting,
+                       int spin)
+    : waiting_(waiting), spin_(spin) {
   if (meta_size) {
     void* base = nullptr;
     check(MPI_Win_allocate((MPI_Aint)meta_size, 1, MPI_INFO_NULL, comm, &base, &meta_win_), "MPI_Win_allocate");
@@ -71,11 +72,15 @@ MpiRmaPath::~MpiRmaPath() {
   }
 }
 
+// A request-based get waited for like every Loom wait (poll, then yield):
+// MPI_Win_flush polls without giving the core away, and with more busy
+// threads than cores (2 emulated hosts x 2 ranks on 2 cores) it kept the
+// target's threads, which must serve the get, off the core.
 void MpiRmaPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) {
   WaitingIn in(waiting_);
-  MPI_Win w = win(s);
-  check(MPI_Get(dst, (int)len, MPI_BYTE, r, (MPI_Aint)off, (int)len, MPI_BYTE, w), "MPI_Get");
-  check(MPI_Win_flush(r, w), "MPI_Win_flush");
+  MPI_Request rq;
+  check(MPI_Rget(dst, (int)len, MPI_BYTE, r, (MPI_Aint)off, (int)len, MPI_BYTE, win(s), &rq), "MPI_Rget");
+  wait_all(1, &rq, spin_);
 }
 
 void MpiRmaPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {

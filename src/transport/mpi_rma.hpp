@@ -32,7 +32,10 @@ class MpiRmaPath final : public Path {
  public:
   // Collective over comm: the Meta window (allocated by MPI, zeroed) and the
   // Data window over self_data, each with its lock_all epoch open.
-  MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size, AppWaiting& waiting);
+  // meta_size 0: a Data window only (the auto transport's page reads).
+  // spin: polls of a wait before it yields.
+  MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size, AppWaiting& waiting,
+             int spin);
   // Stops the progress thread, closes the epochs and frees the windows.
   ~MpiRmaPath() override;
 
@@ -85,6 +88,7 @@ class MpiRmaPath final : public Path {
   std::thread progress_;
   std::atomic<bool> stop_{false};
   AppWaiting& waiting_;  // the application thread is in MPI: the progress thread stays off
+  int spin_;
 };
 
 }  // namespace loom

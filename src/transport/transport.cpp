@@ -87,7 +87,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     // over TCP: a 4 KiB get 17.7 us, a request and its reply 26.4 us; a
     // fault 38.2 -> 28.2 us), the rest by requests.  The protocol threads'
     // and waiting ranks' MPI calls progress the gets.
-    if (opt.kind == LOOM_TRANSPORT_AUTO) fetch_ = new MpiRmaPath(comm_, self_data_, opt.data_size, 0, *waiting_);
+    if (opt.kind == LOOM_TRANSPORT_AUTO) fetch_ = new MpiRmaPath(comm_, self_data_, opt.data_size, 0, *waiting_, opt_.spin);
   } else {
     // Every atomic must go through MPI now (see the atomicity rule), so the
     // metadata lives in an MPI-allocated window; direct peers keep only Data.
@@ -96,7 +96,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     meta_map_ = nullptr;
     close(meta_fd_);
     meta_fd_ = -1;
-    rma_ = new MpiRmaPath(comm_, self_data_, opt.data_size, opt.meta_size, *waiting_);
+    rma_ = new MpiRmaPath(comm_, self_data_, opt.data_size, opt.meta_size, *waiting_, opt_.spin);
     self_meta_ = rma_->self_meta();
     std::vector<uint8_t> other(nranks_);
     for (int r = 0; r < nranks_; r++) other[r] = r != rank_ && !direct_->same_host(r);
