@@ -118,17 +118,14 @@ class Transport {
   uint8_t* self_meta() const { return self_meta_; }
   int data_fd() const { return data_fd_; }
   bool all_direct() const { return !any_remote_; }
-  // The transport in force for unmapped peers: LOOM_TRANSPORT_RMA or
-  // LOOM_TRANSPORT_ASYNC (auto resolved at init), and its name ("auto" is
-  // async with one-sided page reads).
-  int kind() const { return kind_; }
+  // The name of the transport in force for unmapped peers (auto resolved
+  // at init: "auto" is async with one-sided page reads).
   const char* kind_name() const { return kind_ == LOOM_TRANSPORT_RMA ? "rma" : fetch_ ? "auto (async, pages by MPI_Get)" : "async"; }
   bool is_direct(int r) const;                      // Data mapped (always self)
   int direct_peers() const;
   // A thread serves other ranks' requests (rma: the progress thread; async:
   // the protocol thread, always on).
   bool progress_running() const { return progress_on_; }
-  bool is_async() const { return async_ != nullptr; }
 
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) { routes_[r].get[(int)s]->get(r, s, off, dst, len); }
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) {
