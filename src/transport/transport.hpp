@@ -123,8 +123,8 @@ class Transport {
   const char* kind_name() const { return kind_ == LOOM_TRANSPORT_RMA ? "rma" : fetch_ ? "auto (async, pages by MPI_Get)" : "async"; }
   bool is_direct(int r) const;                      // Data mapped (always self)
   int direct_peers() const;
-  // A thread serves other ranks' requests (rma: the progress thread; async:
-  // the protocol thread, always on).
+  // A thread serves other ranks' requests (rma: the progress thread; async
+  // and auto: the protocol thread, on whenever some peer is not mapped).
   bool progress_running() const { return progress_on_; }
 
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) { routes_[r].get[(int)s]->get(r, s, off, dst, len); }
