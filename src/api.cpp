@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "clock.hpp"
 #include "config.hpp"
@@ -99,15 +100,88 @@ void explain_failed_mpi_init() {
                (int)getpid(), host);
 }
 
+// A rank that fails alone must not leave the others waiting in a collective:
+// after each step that can fail on one rank only, every rank learns whether
+// any failed, and the ranks that did not fail return an error naming the
+// first rank that did and its message.  (Collective; `mine` is this rank's
+// outcome.)
+Status agree_ok(Status mine, const char* step) {
+  int bad = mine.is_ok() ? rt.nranks : rt.rank, first = 0;
+  MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == rt.nranks) return Status::ok();
+  char msg[512];
+  std::snprintf(msg, sizeof msg, "%s", last_error());
+  int code = (int)mine.code();
+  MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, MPI_COMM_WORLD);
+  MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
+  msg[sizeof msg - 1] = 0;
+  if (!mine.is_ok()) return mine;
+  return fail((loom_status_t)code, "%s failed on rank %d: %s", step, first, msg);
+}
+
+// A rank that ends (exit, or a return from main) while Loom is active
+// leaves the others waiting for it in a barrier or lock forever, and the
+// launcher reports success once they are killed or time out.  An exit
+// handler, armed by loom_init, ends the whole job instead, naming the rank.
+// Only in the process that called loom_init: a forked child's exit is not a
+// rank's.
+pid_t g_init_pid = 0;
+void exit_without_finalize() {
+  if (!rt.active || getpid() != g_init_pid) return;
+  char host[64] = "?";
+  gethostname(host, sizeof host - 1);
+  std::fprintf(stderr,
+               "loom: rank %d (pid %d on %s) exited without calling loom_finalize while Loom was active; the other "
+               "ranks would wait for it forever, so the job is aborted.  Call loom_finalize on every rank before "
+               "the program ends.\n",
+               rt.rank, (int)getpid(), host);
+  std::fflush(stderr);
+  rt.active = false;
+  int inited = 0, finalized = 0;
+  MPI_Initialized(&inited);
+  MPI_Finalized(&finalized);
+  if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, 71);
+}
+
+// The steps of loom_init that can fail on one rank alone (memory for the
+// per-page tables, the twin area, the signal handler).
+Status init_local() {
+  void* tw = mmap(nullptr, rt.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (tw == MAP_FAILED) return fail_errno(LOOM_ERR_NO_MEMORY, "mmap of the twin area");
+  rt.pages.twins = static_cast<uint8_t*>(tw);
+  try {
+    rt.pages.init(rt.npages, (uint8_t)rt.cfg.protocol);
+    rt.erc.init();
+    rt.rings.init(rt.nranks);
+    rt.mig.init(rt.npages, rt.cfg.migrate != 0);
+    rt.sync.init(rt.nranks, rt.cfg.locks);
+  } catch (const std::bad_alloc&) {
+    rt.pages.clear();
+    rt.mig.init(0, false);
+    return fail(LOOM_ERR_NO_MEMORY,
+                "loom_init: the per-page tables of a %llu-byte global memory (%llu pages, about %llu bytes per page "
+                "on every rank) do not fit in this process's memory; lower LOOM_MEM_SIZE or raise the memory limit",
+                (unsigned long long)rt.size, (unsigned long long)rt.npages,
+                (unsigned long long)kPageTableBytesPerPage);
+  }
+  rt.st = Stats{};
+  return vm_install_handler(proto_fault);
+}
+
 Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   if (rt.active) return fail(LOOM_ERR_ALREADY_INITIALIZED, "loom_init called twice");
+  // The configuration is read before MPI starts, but an error in it is
+  // reported only once every rank has learnt of it (below): a rank that
+  // returned alone would leave the others waiting for it in MPI_Init's
+  // collectives and in Loom's.
+  Status configured;
   if (cfg) {
     rt.cfg = *cfg;
-    LOOM_TRY(config_validate(&rt.cfg));
+    configured = config_validate(&rt.cfg);
   } else {
-    LOOM_TRY(config_from_env(&rt.cfg));
+    configured = config_from_env(&rt.cfg);
   }
-  set_log_errors(rt.cfg.log_errors != 0);
+  if (configured.is_ok()) set_log_errors(rt.cfg.log_errors != 0);
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
   MPI_Finalized(&finalized);
@@ -125,6 +199,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &rt.nranks);
   set_log_rank(rt.rank);
+  LOOM_TRY(agree_ok(configured, "loom_init: the configuration"));
   if (rt.nranks > kMaxRanks)
     return fail(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
   uint64_t shape[7] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
@@ -140,18 +215,12 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
                       rt.cfg.spin};
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
-  void* tw = mmap(nullptr, rt.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (tw == MAP_FAILED) return fail_errno(LOOM_ERR_SYSTEM, "mmap of the twin area");
-  rt.pages.twins = static_cast<uint8_t*>(tw);
-  rt.pages.init(rt.npages, (uint8_t)rt.cfg.protocol);
-  rt.erc.init();
-  rt.rings.init(rt.nranks);
-  rt.mig.init(rt.npages, rt.cfg.migrate != 0);
-  rt.sync.init(rt.nranks, rt.cfg.locks);
-  rt.st = Stats{};
-  LOOM_TRY(vm_install_handler(proto_fault));
+  LOOM_TRY(agree_ok(init_local(), "loom_init"));
   stat_clock_init();
   rt.active = true;
+  static bool exit_armed = false;
+  if (!exit_armed) exit_armed = std::atexit(exit_without_finalize) == 0;
+  g_init_pid = getpid();
   if (rt.cfg.print_config && rt.rank == 0) {
     char buf[8192];
     config_print(&rt.cfg, buf, sizeof buf);

@@ -6,7 +6,9 @@
 #         dead rank: its message must be there (MPICH's hydra names a pid and
 #         host, at times that of a rank it killed while cleaning up, so the
 #         pid is not compared);
-#   segv: Loom's "loom: rank R (pid P on HOST): segmentation fault" line.
+#   segv: Loom's "loom: rank R (pid P on HOST): segmentation fault" line;
+#   exit: Loom's "loom: rank R (pid P on HOST) exited without calling
+#         loom_finalize" line.
 mode=$1; shift
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
@@ -27,6 +29,8 @@ pid=$(echo "$line" | sed 's/.*(pid \([0-9]*\)).*/\1/')
 if grep -q "got past the wait" "$out"; then echo "FAIL: a survivor got past the wait"; exit 1; fi
 if [ "$mode" = segv ]; then
   grep -q "loom: rank $rank (pid $pid on .*): segmentation fault" "$out" || { echo "FAIL: no message naming rank $rank"; exit 1; }
+elif [ "$mode" = exit ]; then
+  grep -q "loom: rank $rank (pid $pid on .*) exited without calling loom_finalize" "$out" || { echo "FAIL: no message naming rank $rank"; exit 1; }
 else
   grep -qi "BAD TERMINATION\|exited on signal\|killed" "$out" || { echo "FAIL: no message from the launcher"; exit 1; }
 fi
