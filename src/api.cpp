@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -116,7 +117,7 @@ Status agree_ok(Status mine, const char* step) {
   MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
   msg[sizeof msg - 1] = 0;
   if (!mine.is_ok()) return mine;
-  return fail((loom_status_t)code, "%s failed on rank %d: %s", step, first, msg);
+  return fail((loom_status_t)code, "loom_init: %s failed on rank %d: %s", step, first, msg);
 }
 
 // A rank that ends (exit, or a return from main) while Loom is active
@@ -143,12 +144,10 @@ void exit_without_finalize() {
   if (inited && !finalized) MPI_Abort(MPI_COMM_WORLD, 71);
 }
 
-// The steps of loom_init that can fail on one rank alone (memory for the
-// per-page tables, the twin area, the signal handler).
+// The steps of loom_init that can fail on one rank alone: memory for the
+// per-page tables and the twin area.  They come before the transport and
+// the global range, so that a failure leaves nothing collective to undo.
 Status init_local() {
-  void* tw = mmap(nullptr, rt.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (tw == MAP_FAILED) return fail_errno(LOOM_ERR_NO_MEMORY, "mmap of the twin area");
-  rt.pages.twins = static_cast<uint8_t*>(tw);
   try {
     rt.pages.init(rt.npages, (uint8_t)rt.cfg.protocol);
     rt.erc.init();
@@ -159,13 +158,19 @@ Status init_local() {
     rt.pages.clear();
     rt.mig.init(0, false);
     return fail(LOOM_ERR_NO_MEMORY,
-                "loom_init: the per-page tables of a %llu-byte global memory (%llu pages, about %llu bytes per page "
-                "on every rank) do not fit in this process's memory; lower LOOM_MEM_SIZE or raise the memory limit",
+                "loom_init: the per-page tables of a %llu-byte global memory (%llu pages, %llu bytes per page on "
+                "every rank) do not fit in this process's memory; lower LOOM_MEM_SIZE or raise the memory limit",
                 (unsigned long long)rt.size, (unsigned long long)rt.npages,
                 (unsigned long long)kPageTableBytesPerPage);
   }
+  void* tw = mmap(nullptr, rt.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (tw == MAP_FAILED)
+    return fail(LOOM_ERR_NO_MEMORY,
+                "loom_init: mmap of the twin area (%llu bytes of address space, as large as LOOM_MEM_SIZE): %s",
+                (unsigned long long)rt.size, std::strerror(errno));
+  rt.pages.twins = static_cast<uint8_t*>(tw);
   rt.st = Stats{};
-  return vm_install_handler(proto_fault);
+  return Status::ok();
 }
 
 Status init(int* argc, char*** argv, const loom_config_t* cfg) {
@@ -199,7 +204,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &rt.nranks);
   set_log_rank(rt.rank);
-  LOOM_TRY(agree_ok(configured, "loom_init: the configuration"));
+  LOOM_TRY(agree_ok(configured, "the configuration"));
   if (rt.nranks > kMaxRanks)
     return fail(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
   uint64_t shape[7] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
@@ -211,11 +216,12 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.size = rt.cfg.mem_size;
   rt.npages = rt.size / kPage;
   compute_layout();
+  LOOM_TRY(agree_ok(init_local(), "the local setup"));
   TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread, rt.cfg.transport,
                       rt.cfg.spin};
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
-  LOOM_TRY(agree_ok(init_local(), "loom_init"));
+  LOOM_TRY(vm_install_handler(proto_fault));
   stat_clock_init();
   rt.active = true;
   static bool exit_armed = false;
@@ -364,10 +370,9 @@ loom_status_t loom_config_default(loom_config_t* cfg) {
 
 loom_status_t loom_init(int* argc, char*** argv, const loom_config_t* cfg) {
   Status s = init(argc, argv, cfg);
-  if (!s.is_ok() && !rt.active) {
-    // Leave nothing half-built; MPI stays up so the program can report.
-    if (rt.tp.self_data()) lift_state();
-  }
+  // Leave nothing half-built (every part of lift_state is a no-op for what
+  // was not built); MPI stays up so the program can report.
+  if (!s.is_ok() && !rt.active) lift_state();
   return s.code();
 }
 

@@ -9,11 +9,20 @@
  * the variable, the others with one naming rank 1 and the variable.  MPI is
  * up after the failed loom_init (Loom started it), so the ranks combine
  * their verdicts with MPI and finalize it.  Before the fix, ranks 0 and 2
- * waited forever (ctest's timeout ended them). */
+ * waited forever (ctest's timeout ended them).
+ *
+ * init_error nomem: the program starts MPI itself, then rank 1 limits its
+ * address space to what it uses now plus 48 MiB, less than the per-page
+ * tables of LOOM_MEM_SIZE=64G need (22 bytes a page, 352 MiB).  Every rank
+ * must get LOOM_ERR_NO_MEMORY (rank 1 naming the tables and the size, the
+ * others naming rank 1) where std::bad_alloc used to escape the C API; then,
+ * with the limit lifted, loom_init with 64 MiB succeeds on every rank (the
+ * failed attempt left nothing behind). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* setenv with -std=c11 */
 #endif
 #include <loom/loom.h>
+#include <sys/resource.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +34,49 @@ static int launcher_rank(void) {
   return v ? atoi(v) : -1;
 }
 
+/* This process's virtual size in bytes (VmSize in /proc/self/status). */
+static unsigned long long vm_size(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  char line[256];
+  unsigned long long kb = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmSize: %llu kB", &kb) == 1) break;
+  if (f) fclose(f);
+  return kb * 1024;
+}
+
+static int nomem(int argc, char** argv) {
+  int provided = 0, me = 0, ok = 1, all = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  struct rlimit old, lim;
+  getrlimit(RLIMIT_AS, &old);
+  lim = old;
+  if (me == 1) {
+    lim.rlim_cur = vm_size() + (48ull << 20);
+    if (setrlimit(RLIMIT_AS, &lim) != 0) perror("setrlimit");
+  }
+  loom_config_t cfg;
+  loom_config_default(&cfg);
+  cfg.mem_size = 64ull << 30;
+  loom_status_t s = loom_init(NULL, NULL, &cfg);
+  if (me == 1) setrlimit(RLIMIT_AS, &old);
+  const char* msg = loom_last_error();
+  fprintf(stderr, "rank %d: loom_init with 64 GiB -> %s: %s\n", me, loom_strerror(s), msg);
+  ok = s == LOOM_ERR_NO_MEMORY && strstr(msg, "per-page tables") && strstr(msg, "68719476736") && !loom_initialized();
+  if (me != 1) ok = ok && strstr(msg, "rank 1") != NULL;
+  cfg.mem_size = 64ull << 20;
+  s = loom_init(NULL, NULL, &cfg);
+  fprintf(stderr, "rank %d: then loom_init with 64 MiB -> %s\n", me, loom_strerror(s));
+  ok = ok && s == LOOM_OK && loom_finalize() == LOOM_OK;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Finalize();
+  if (me == 0) fprintf(stderr, "init_error nomem: %s\n", all ? "every rank failed with the error: ok" : "FAIL");
+  return all ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && !strcmp(argv[1], "nomem")) return nomem(argc, argv);
   const int me = launcher_rank();
   if (me < 0) {
     fprintf(stderr, "init_error: run me under mpiexec (no PMI_RANK or OMPI_COMM_WORLD_RANK)\n");

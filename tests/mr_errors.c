@@ -3,7 +3,7 @@
  * not hang the job and does not corrupt Loom memory.
  *
  * Covered: calls before loom_init and after loom_finalize; invalid
- * configurations (rejected before MPI is touched) and ranks disagreeing on
+ * configurations (every rank gets the error) and ranks disagreeing on
  * the configuration; loom_init twice; zero, oversized and unknown-policy
  * allocations; frees of foreign, interior, freed and wrong-kind pointers;
  * lock ids out of range and unlock of a lock not held; collective calls with

@@ -86,14 +86,9 @@ struct PageTable {
     hot = 0;
     release_work = false;
   }
-  void clear() {
-    state.clear();
-    flags.clear();
-    home.clear();
-    hint.clear();
-    dropped_at.clear();
-    heap_checked.clear();
-  }
+  // Give the memory back (loom_finalize, or a failed loom_init); the
+  // twin area must be unmapped first.
+  void clear() { *this = PageTable{}; }
 };
 
 }  // namespace loom
