@@ -648,7 +648,7 @@ loom_status_t loom_update(const void* ptr, size_t len) {
   uint64_t first = 0, last = 0;
   Status s = live_range(ptr, len, "loom_update", &first, &last);
   if (!s.is_ok()) return s.code();
-  for (uint64_t p = first; p <= last; p++) rt.rings.update_pages.push_back((uint32_t)p);
+  rt.rings.update_runs.emplace_back(first, last - first + 1);
   return LOOM_OK;
 }
 

@@ -9,6 +9,7 @@
 // fault handler of a rank that touches a block another rank allocated looks
 // the block up that way, since it must not wait for a lock.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -35,14 +36,19 @@ void read_table(std::vector<Block>& t) {
 }
 
 // Write entries [from, end) and the count, bracketed by version changes.
+// The fences make the order hold on weakly ordered machines too (aarch64):
+// the odd version is visible before any entry changes, and every entry
+// before the even version (the transports' flush orders remote writes).
 void write_table(const std::vector<Block>& t, size_t from) {
   Transport& tp = rt.tp;
   uint64_t v = tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
   tp.store(0, Seg::Meta, rt.meta.heap + kVersion, v + 1);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (from < t.size())
     tp.put(0, Seg::Meta, rt.meta.heap + kEntries + from * sizeof(Block), &t[from], (t.size() - from) * sizeof(Block));
   tp.flush();
   tp.store(0, Seg::Meta, rt.meta.heap + kCount, t.size());
+  std::atomic_thread_fence(std::memory_order_release);
   tp.store(0, Seg::Meta, rt.meta.heap + kVersion, v + 2);
 }
 
@@ -120,39 +126,52 @@ Status heap_lookup(uint64_t first_page, uint32_t* kind, uint64_t* npages) {
 }
 
 namespace {
-// Find the block holding page p with a seqlock read (no lock: used by the
-// fault handler).  Returns the table version the answer is valid for.
-bool find_block(uint64_t p, Block* out, uint64_t* version) {
-  Block b{};
-  bool found = false;
-  uint64_t v0 = 0;
-  Transport& tp = rt.tp;
-  for (int attempt = 0; attempt < 1000000; attempt++) {
-    v0 = tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
-    if (v0 & 1) {
-      sched_yield();
-      continue;
+// Binary search of the table's n entries for page p, entry by entry (no
+// allocation in a signal handler).
+bool search(uint64_t n, uint64_t p, Block* out) {
+  uint64_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint64_t mid = (lo + hi) / 2;
+    Block m;
+    rt.tp.get(0, Seg::Meta, rt.meta.heap + kEntries + mid * sizeof(Block), &m, sizeof m);
+    if (m.first + m.npages() <= p) lo = mid + 1;
+    else if (m.first > p) hi = mid;
+    else {
+      *out = m;
+      return true;
     }
-    uint64_t n = tp.load(0, Seg::Meta, rt.meta.heap + kCount);
-    // Binary search entry by entry (no allocation in a signal handler).
-    uint64_t lo = 0, hi = n;
-    found = false;
-    while (lo < hi) {
-      uint64_t mid = (lo + hi) / 2;
-      Block m;
-      tp.get(0, Seg::Meta, rt.meta.heap + kEntries + mid * sizeof(Block), &m, sizeof m);
-      if (m.first + m.npages() <= p) lo = mid + 1;
-      else if (m.first > p) hi = mid;
-      else {
-        b = m;
-        found = true;
-        break;
+  }
+  return false;
+}
+
+// Find the block holding page p with a seqlock read (no lock: used by the
+// fault handler, which should not queue behind allocations).  Returns the
+// table version the answer is valid for.  A reader that keeps losing the
+// race to writers reads under the heap lock instead, so the answer is
+// never torn and never given up on (the fault handler may take the lock:
+// this rank holds it only inside heap_alloc/heap_free, which touch no Loom
+// page).
+constexpr int kSeqlockTries = 64;
+bool find_block(uint64_t p, Block* out, uint64_t* version) {
+  Transport& tp = rt.tp;
+  for (int attempt = 0; attempt < kSeqlockTries; attempt++) {
+    const uint64_t v0 = tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
+    if (!(v0 & 1)) {
+      Block b{};
+      const bool found = search(tp.load(0, Seg::Meta, rt.meta.heap + kCount), p, &b);
+      std::atomic_thread_fence(std::memory_order_acquire);  // the entries were read before the check
+      if (tp.load(0, Seg::Meta, rt.meta.heap + kVersion) == v0) {
+        *out = b;
+        *version = v0;
+        return found;
       }
     }
-    if (tp.load(0, Seg::Meta, rt.meta.heap + kVersion) == v0) break;
+    sched_yield();
   }
-  *out = b;
-  *version = v0;
+  sync_lock_raw(rt.heap_lock);
+  *version = tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
+  const bool found = search(tp.load(0, Seg::Meta, rt.meta.heap + kCount), p, out);
+  sync_unlock_raw(rt.heap_lock);
   return found;
 }
 }  // namespace

@@ -6,7 +6,8 @@
  *    erc-invalidate and hlrc it faults once and sees the new data; the same
  *    when the writer is not the home (3+ ranks);
  *  - loom_update: ranks that never touched the range read it without a
- *    fault, under every protocol;
+ *    fault, under every protocol for 3 pages, and (hlrc) for 4200 pages
+ *    (more than a notice ring holds) and 1100 separate one-page ranges;
  *  - a page a rank is writing while others' notices arrive (a split barrier's
  *    fuzzy region) keeps this rank's writes and gains the others';
  *  - more notices than a ring holds: the holder falls back to dropping its
@@ -71,23 +72,34 @@ static void reader_after_release(loom_protocol_t proto, int writer, int rounds) 
 }
 
 /* Nobody but rank 0 touches the range before loom_update; then everyone
- * reads it without faulting. */
-static void update_call(loom_protocol_t proto) {
+ * reads it without faulting.  `pages` pages, updated as one range or, with
+ * `stride` > 1, as one range of a page every `stride` pages (more separate
+ * ranges than Loom keeps apart, so they are joined).  Ranges larger than a
+ * notice ring (4096 entries) used to be dropped silently: the readers then
+ * faulted on every page. */
+static void update_call(loom_protocol_t proto, int pages, int stride) {
   const int r = loom_rank();
   volatile uint64_t* b = NULL;
-  CHECK_OK(loom_alloc_collective_protocol(3 * PAGE, proto, (void**)&b));
+  CHECK_OK(loom_alloc_collective_protocol((size_t)pages * PAGE, proto, (void**)&b));
+  const size_t words = (size_t)pages * WORDS;
   for (int k = 0; k < 2; k++) {
     if (r == 0) {
-      for (int i = 0; i < 3 * WORDS; i++) b[i] = (uint64_t)i * 7 + (uint64_t)k;
-      CHECK_OK(loom_update((const void*)b, 3 * PAGE));
+      for (size_t i = 0; i < words; i++)
+        if ((i / WORDS) % stride == 0) b[i] = (uint64_t)i * 7 + (uint64_t)k;
+      if (stride == 1) CHECK_OK(loom_update((const void*)b, (size_t)pages * PAGE));
+      else
+        for (int p = 0; p < pages; p += stride) CHECK_OK(loom_update((const void*)(b + (size_t)p * WORDS), PAGE));
     }
     CHECK_OK(loom_barrier());
     uint64_t f0 = faults();
-    int bad = 0;
-    for (int i = 0; i < 3 * WORDS; i++) bad += b[i] != (uint64_t)i * 7 + (uint64_t)k;
+    size_t bad = 0;
+    for (size_t i = 0; i < words; i++)
+      if ((i / WORDS) % stride == 0) bad += b[i] != (uint64_t)i * 7 + (uint64_t)k;
     CHECK(bad == 0);
     if (r != 0) CHECK(faults() == f0);
-    if (r != 0 && faults() != f0) fprintf(stderr, "rank %d: update_call protocol %d round %d: %llu faults\n", r, proto, k, (unsigned long long)(faults() - f0));
+    if (r != 0 && faults() != f0)
+      fprintf(stderr, "rank %d: update_call protocol %d, %d pages stride %d, round %d: %llu faults\n", r, proto, pages,
+              stride, k, (unsigned long long)(faults() - f0));
     CHECK_OK(loom_barrier());
   }
   CHECK_OK(loom_free_collective((void*)b));
@@ -147,7 +159,11 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 3; i++) {
     reader_after_release(kProtocols[i], 0, 4);          /* the home writes */
     if (n >= 3) reader_after_release(kProtocols[i], 1, 4); /* a non-home writer's diff */
-    update_call(kProtocols[i]);
+    update_call(kProtocols[i], 3, 1);
+    if (i == 0) { /* the rings are the same under every protocol */
+      update_call(kProtocols[i], 4200, 1); /* more pages than a ring holds */
+      update_call(kProtocols[i], 2200, 2); /* 1100 separate ranges */
+    }
     fuzzy_merge(kProtocols[i]);
     ring_overflow(kProtocols[i]);
   }

@@ -364,7 +364,7 @@ bool proto_fault(uint64_t p, int is_write) {
 
 void proto_release() {
   PageTable& pt = rt.pages;
-  if (pt.dirty.empty() && !pt.release_work && rt.rings.update_pages.empty()) {
+  if (pt.dirty.empty() && !pt.release_work && rt.rings.update_runs.empty()) {
     rt.tp.flush();
     return;
   }

@@ -14,9 +14,14 @@ uint64_t ring_off(int writer) { return rt.meta.rings + (uint64_t)writer * kRingW
 
 }  // namespace
 
-void notice_queue(int r, uint64_t p, NoticeKind kind) {
-  rt.rings.outbox[r].push_back(p << 2 | kind);
-  rt.st.s.notices++;
+void notice_queue(int r, uint64_t p, NoticeKind kind, uint64_t n) {
+  for (; n; ) {
+    const uint64_t k = std::min(n, kNoticeMaxRun);
+    rt.rings.outbox[r].push_back((k - 1) << 40 | p << 2 | kind);
+    rt.st.s.notices++;
+    p += k;
+    n -= k;
+  }
 }
 
 // Entries into the rings, flush, then the heads (a holder reads only
@@ -48,15 +53,50 @@ void notices_publish() {
 }
 
 void notices_queue_updates() {
-  std::vector<uint32_t>& up = rt.rings.update_pages;
+  auto& up = rt.rings.update_runs;
   if (up.empty()) return;
+  // Sorted, overlapping and adjacent ranges joined.
   std::sort(up.begin(), up.end());
-  up.erase(std::unique(up.begin(), up.end()), up.end());
-  for (uint32_t p : up) {
-    const int h = proto_home(p, false);
-    if (h < 0 || !(rt.pages.flags[p] & kAlloc)) continue;  // untouched: reads as zero anyway
-    for (int r = 0; r < rt.nranks; r++)
-      if (r != rt.rank && r != h) notice_queue(r, p, kNoticeInstall);
+  size_t n = 0;
+  for (size_t i = 1; i < up.size(); i++) {
+    if (up[i].first <= up[n].first + up[n].second)
+      up[n].second = std::max(up[n].second, up[i].first + up[i].second - up[n].first);
+    else
+      up[++n] = up[i];
+  }
+  up.resize(n + 1);
+  // Too many ranges for the rings: join across the smallest gaps.
+  if (up.size() > kMaxUpdateRuns) {
+    static std::vector<uint64_t> gaps;
+    gaps.clear();
+    for (size_t i = 1; i < up.size(); i++) gaps.push_back(up[i].first - (up[i - 1].first + up[i - 1].second));
+    const size_t keep = kMaxUpdateRuns - 1;  // gaps left open
+    std::nth_element(gaps.begin(), gaps.end() - keep, gaps.end());
+    const uint64_t cut = *(gaps.end() - keep);  // gaps below this are joined
+    size_t open = 0, m = 0;
+    for (size_t i = 1; i < up.size(); i++) {
+      const uint64_t gap = up[i].first - (up[m].first + up[m].second);
+      if (gap < cut || open >= keep) up[m].second = up[i].first + up[i].second - up[m].first;
+      else {
+        up[++m] = up[i];
+        open++;
+      }
+    }
+    up.resize(m + 1);
+  }
+  // Pages never touched read as zero anyway: each range is sent as its runs
+  // of allocated pages with a known home (the home ignores the notice).
+  for (const auto& [first, count] : up) {
+    uint64_t start = ~0ull;
+    for (uint64_t p = first; p <= first + count; p++) {
+      const bool want = p < first + count && (rt.pages.flags[p] & kAlloc) && proto_home(p, false) >= 0;
+      if (want && start == ~0ull) start = p;
+      if (!want && start != ~0ull) {
+        for (int r = 0; r < rt.nranks; r++)
+          if (r != rt.rank) notice_queue(r, start, kNoticeInstall, p - start);
+        start = ~0ull;
+      }
+    }
   }
   up.clear();
 }
@@ -87,7 +127,10 @@ void notices_process() {
     uint64_t& done = R.seen[w];
     if (head == done) continue;
     const uint64_t* e = reinterpret_cast<const uint64_t*>(tp.self_meta() + ring_off(w)) + 8;
-    for (; done < head; done++) notes.push_back(e[done % kRingEntries]);
+    for (; done < head; done++) {
+      const uint64_t x = e[done % kRingEntries], p = x >> 2 & kNoticePageMask;
+      for (uint64_t k = 0; k <= x >> 40; k++) notes.push_back((p + k) << 2 | (x & 3));
+    }
     tp.store(rt.rank, Seg::Meta, ring_off(w) + 8, done);
   }
   if (notes.empty() && !overflow) return;

@@ -6,8 +6,9 @@
 // Transport: one ring per (writer, reader) pair, in the reader's Meta
 // segment, written only by the writer (single producer, single consumer):
 // word 0 head (entries written, low 48 bits; an overflow generation above),
-// word 1 tail (entries consumed), then kRingEntries entries {page << 2 |
-// kind}.  A writer queues notices during its release and publishes them at
+// word 1 tail (entries consumed), then kRingEntries entries {(n-1) << 40 |
+// page << 2 | kind}: n pages from `page` (n > 1 for install notices only,
+// so that loom_update of any size is a few entries).  A writer queues notices during its release and publishes them at
 // its end: entries first, a flush, then the heads, so a reader never sees a
 // head above entries that have not landed.  A full ring makes the writer
 // bump the overflow generation instead; the reader then treats every copy
@@ -16,7 +17,9 @@
 // from different writers need no common order.
 // Thread safety: the application thread only.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace loom {
@@ -24,6 +27,11 @@ namespace loom {
 constexpr uint64_t kRingEntries = 4096;
 constexpr uint64_t kRingWords = 8 + kRingEntries;
 constexpr uint64_t kRingCountMask = (1ull << 48) - 1;
+constexpr uint64_t kNoticePageMask = (1ull << 38) - 1;  // 38 bits of page: 1 PiB of 4-KiB pages
+constexpr uint64_t kNoticeMaxRun = 1ull << 24;          // pages one entry can name
+// loom_update's distinct ranges kept per release: more are merged across
+// their smallest gaps (installing a page needlessly is only a fetch).
+constexpr size_t kMaxUpdateRuns = kRingEntries / 4;
 
 enum NoticeKind : uint64_t {
   kNoticeInvalidate = 0,  // drop the copy
@@ -40,7 +48,7 @@ struct NoticeRings {
   std::vector<uint64_t> ovf;                  // overflow generation this rank gave each ring
   std::vector<uint64_t> seen;                 // per writer: entries of its ring consumed here
   std::vector<uint64_t> ovf_seen;             // per writer: its ring's overflow generation seen
-  std::vector<uint32_t> update_pages;         // loom_update: pages to bring up to date everywhere
+  std::vector<std::pair<uint64_t, uint64_t>> update_runs;  // loom_update: {first page, count} to install everywhere
 
   void init(int nranks) {
     outbox.assign(nranks, {});
@@ -49,11 +57,12 @@ struct NoticeRings {
     ovf.assign(nranks, 0);
     seen.assign(nranks, 0);
     ovf_seen.assign(nranks, 0);
-    update_pages.clear();
+    update_runs.clear();
   }
 };
 
-void notice_queue(int r, uint64_t page, NoticeKind kind);  // sent by the next notices_publish
+// Sent by the next notices_publish; n > 1 for kNoticeInstall only.
+void notice_queue(int r, uint64_t page, NoticeKind kind, uint64_t n = 1);
 void notices_publish();
 // loom_update's pages become install notices to every other rank (at a release).
 void notices_queue_updates();
