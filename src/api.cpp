@@ -438,9 +438,11 @@ loom_status_t loom_alloc(size_t size, void** out) {
   uint64_t npages = (size + kPage - 1) / kPage, first = 0;
   Status s = heap_alloc(npages, kHeapSingle, &first);
   if (!s.is_ok()) return s.code();
-  // The pages may have had an earlier life: this rank's copies of them are
-  // stale (the frees that ended that life were releases), so drop them.
+  // The pages may have had an earlier life, ended by a free on another rank
+  // that told every rank to forget them: hear it now (an early look at the
+  // notices is always allowed), before this rank touches the new block.
   proto_release();
+  notices_process();
   proto_forget_copies(first, npages, true);
   *out = rt.base + first * kPage;
   return LOOM_OK;
@@ -456,9 +458,8 @@ loom_status_t loom_free(void* ptr) {
   // A free is a release: this rank's writes to the block reach the homes
   // before the block can be handed out again.
   proto_release();
-  s = heap_free(page, kHeapSingle, &n);
+  s = heap_free(page, kHeapSingle, &n);  // every rank forgets the pages (proto_free_block)
   if (!s.is_ok()) return s.code();
-  proto_forget_copies(page, n, false);
   return LOOM_OK;
 }
 

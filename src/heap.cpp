@@ -15,6 +15,7 @@
 
 #include "heap.hpp"
 
+#include "protocol/protocol.hpp"
 #include "runtime.hpp"
 
 namespace loom {
@@ -104,6 +105,9 @@ Status heap_free(uint64_t first_page, uint32_t kind, uint64_t* npages) {
               t[i].kind() == kHeapCollective ? "loom_free_collective" : "loom_free");
   } else {
     *npages = t[i].npages();
+    // The block's pages forget their homes and holders before the range
+    // can be handed out again (collective blocks: api.cpp, on every rank).
+    if (kind == kHeapSingle) proto_free_block(first_page, *npages);
     t.erase(t.begin() + (ptrdiff_t)i);
     write_table(t, i);
   }

@@ -11,6 +11,9 @@
  *     owner's writes (which would drop the bytes equal to the old copy).
  *     MPI_Barrier only fixes the order in time: free before alloc, and the
  *     new owner's write before the old owner's next release.
+ *     And it starts clean: a block that reuses the pages of one another rank
+ *     freed reads as zero everywhere and is homed by first touch in its own
+ *     life (next_life_clean).
  *  3. Many loom_alloc calls from all ranks at once (interleaved with frees)
  *     never hand out overlapping blocks: every live range is gathered and
  *     checked; each block keeps its owner's stamp; any rank frees any block.
@@ -132,6 +135,7 @@ static void reuse_after_free(void) {
   int home = -1;
   CHECK_OK(loom_home_of((const void *)p, &home));
   CHECK(home == owner);
+  MPI_Barrier(MPI_COMM_WORLD); /* everyone asked before rank 0 frees it */
 
   /* Stale diff: rank 0 writes (not the home: a diff, sent at its next
    * release) and frees; the owner gets the page and writes before rank 0's
@@ -190,11 +194,71 @@ static void reuse_after_free(void) {
     if (rank == 0) fprintf(stderr, "mr_alloc: note: pages were not reused as planned; stale-twin check skipped\n");
   } else {
     CHECK_OK(loom_home_of((const void *)c, &home));
-    CHECK(home == owner);
+    CHECK(home == 0); /* first touch of the block's own life */
     CHECK(c[0] == 0x1133);
+    CHECK(c[1] == 0); /* nothing of the earlier lives */
   }
   CHECK_OK(loom_barrier());
   if (rank == 0 && c) CHECK_OK(loom_free((void *)c));
+  CHECK_OK(loom_barrier());
+}
+
+/* A block's next life starts clean: rank 1 fills two pages with 'X' and
+ * every rank reads them (each holds copies); rank 1 frees the block and rank
+ * 0 allocates the same pages.  Rank 0 must read zeros (it used to read 'X'
+ * from the old home), every rank must see zeros and rank 0's one write after
+ * a barrier (not its old copies), and both pages must be homed at rank 0,
+ * which touched them first in this life (they used to stay homed at rank 1). */
+static void next_life_clean(void) {
+  const int rank = loom_rank(), n = loom_nranks();
+  if (n < 2) return;
+  unsigned char *p = (unsigned char *)(uintptr_t)alloc_page_on(1);
+  (void)p;
+  uint64_t addr = 0;
+  if (rank == 1) {
+    void *q = NULL;
+    CHECK_OK(loom_alloc(2 * PAGE, &q));
+    if (q) memset(q, 'X', 2 * PAGE);
+    addr = (uint64_t)(uintptr_t)q;
+  }
+  MPI_Bcast(&addr, 1, MPI_UINT64_T, 1, MPI_COMM_WORLD);
+  unsigned char *old = (unsigned char *)(uintptr_t)addr;
+  CHECK_OK(loom_barrier());
+  if (!old) return;
+  CHECK(old[0] == 'X' && old[2 * PAGE - 1] == 'X');
+  CHECK_OK(loom_barrier());
+  if (rank == 1) CHECK_OK(loom_free(old));
+  MPI_Barrier(MPI_COMM_WORLD);
+  addr = 0;
+  if (rank == 0) {
+    void *q = NULL;
+    CHECK_OK(loom_alloc(2 * PAGE, &q));
+    unsigned char *b = q;
+    if (b) {
+      CHECK(nonzero_bytes(b, 2 * PAGE) == 0);
+      b[PAGE + 8] = 5;
+    }
+    addr = (uint64_t)(uintptr_t)q;
+  }
+  MPI_Bcast(&addr, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  unsigned char *b = (unsigned char *)(uintptr_t)addr;
+  CHECK_OK(loom_barrier());
+  if (b != old) {
+    if (rank == 0) fprintf(stderr, "mr_alloc: note: the freed block was not reused; next-life check skipped\n");
+  } else {
+    CHECK(b[PAGE + 8] == 5);
+    b[PAGE + 8] = 0;
+    CHECK(nonzero_bytes(b, 2 * PAGE) == 0);
+    b[PAGE + 8] = 5;
+    for (int pg = 0; pg < 2; pg++) {
+      int home = -1;
+      CHECK_OK(loom_home_of(b + pg * PAGE, &home));
+      CHECK(home == 0);
+    }
+  }
+  CHECK_OK(loom_barrier());
+  if (rank == 0 && b) CHECK_OK(loom_free(b));
+  if (rank == 1 && p) CHECK_OK(loom_free(p));
   CHECK_OK(loom_barrier());
 }
 
@@ -368,6 +432,7 @@ int main(int argc, char **argv) {
 
   single_block(slot);
   reuse_after_free();
+  next_life_clean();
   concurrent();
   collective();
   exhaustion(slot, cfg.mem_size);

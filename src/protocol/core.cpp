@@ -446,6 +446,41 @@ void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
   }
 }
 
+void proto_forget_block(uint64_t first, uint64_t n) {
+  PageTable& pt = rt.pages;
+  bool dirty = false;
+  for (uint64_t p = first; p < first + n; p++) {
+    if (pt.state[p] == kRW && pt.home[p] != rt.rank) dirty = true;  // written after another rank freed it
+    if (pt.state[p] != kNone) vm_protect(p, 1, kNone);
+    pt.state[p] = kNone;
+    pt.flags[p] &= kListed;
+    pt.home[p] = -1;
+    pt.mode[p] = (uint8_t)rt.cfg.protocol;
+    pt.heap_checked[p] = ~0u;
+    migrate_forget(p);
+    forget_hints(p);
+  }
+  if (dirty)  // those writes have no block to go to
+    pt.dirty.erase(std::remove_if(pt.dirty.begin(), pt.dirty.end(),
+                                  [&](uint32_t p) { return p >= first && p < first + n; }),
+                   pt.dirty.end());
+  for (const PageProtocol* f : protocol_families()) f->forget_range(first, n);
+}
+
+void proto_free_block(uint64_t first, uint64_t n) {
+  // The directory entries of pages p = r (mod N) are contiguous at rank r.
+  static std::vector<uint8_t> zeros;
+  const uint64_t N = (uint64_t)rt.nranks;
+  for (uint64_t p = first; p < first + n && p < first + N; p++) {
+    const uint64_t count = (first + n - p + N - 1) / N;
+    if (zeros.size() < count * 16) zeros.assign(count * 16, 0);
+    rt.tp.put((int)dir_rank(p), Seg::Meta, dir_off(p), zeros.data(), count * 16);
+  }
+  rt.tp.flush();
+  notices_send_forget(first, n);
+  proto_forget_block(first, n);
+}
+
 void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home,
                        loom_protocol_t protocol) {
   PageTable& pt = rt.pages;

@@ -14,14 +14,24 @@ uint64_t ring_off(int writer) { return rt.meta.rings + (uint64_t)writer * kRingW
 
 }  // namespace
 
-void notice_queue(int r, uint64_t p, NoticeKind kind, uint64_t n) {
-  for (; n; ) {
+namespace {
+void queue_run(int r, uint64_t p, uint64_t kind, uint64_t n) {
+  for (; n;) {
     const uint64_t k = std::min(n, kNoticeMaxRun);
     rt.rings.outbox[r].push_back((k - 1) << 40 | p << 2 | kind);
     rt.st.s.notices++;
     p += k;
     n -= k;
   }
+}
+}  // namespace
+
+void notice_queue(int r, uint64_t p, NoticeKind kind, uint64_t n) { queue_run(r, p, kind, n); }
+
+void notices_send_forget(uint64_t first, uint64_t n) {
+  for (int r = 0; r < rt.nranks; r++)
+    if (r != rt.rank) queue_run(r, first, kNoticeForget | kNoticeInvalidate, n);
+  notices_publish();
 }
 
 // Entries into the rings, flush, then the heads (a holder reads only
@@ -108,7 +118,9 @@ void notices_process() {
   const int N = rt.nranks;
   static std::vector<uint64_t> heads, notes;
   static std::vector<uint32_t> drop, refresh;
+  static std::vector<std::pair<uint64_t, uint64_t>> forgets;
   heads.resize(N);
+  forgets.clear();
   tp.load_many(
       N, [](size_t i, int* r, uint64_t* off) {
         *r = rt.rank;
@@ -128,19 +140,28 @@ void notices_process() {
     if (head == done) continue;
     const uint64_t* e = reinterpret_cast<const uint64_t*>(tp.self_meta() + ring_off(w)) + 8;
     for (; done < head; done++) {
-      const uint64_t x = e[done % kRingEntries], p = x >> 2 & kNoticePageMask;
-      for (uint64_t k = 0; k <= x >> 40; k++) notes.push_back((p + k) << 2 | (x & 3));
+      const uint64_t x = e[done % kRingEntries], p = x >> 2 & kNoticePageMask, n = (x >> 40 & (kNoticeMaxRun - 1)) + 1;
+      if (x & kNoticeForget) forgets.emplace_back(p, n);
+      else
+        for (uint64_t k = 0; k < n; k++) notes.push_back((p + k) << 2 | (x & 3));
     }
     tp.store(rt.rank, Seg::Meta, ring_off(w) + 8, done);
   }
-  if (notes.empty() && !overflow) return;
+  if (notes.empty() && forgets.empty() && !overflow) return;
   double t0 = stat_now();
   drop.clear();
   refresh.clear();
+  // Blocks freed by other ranks first: every other notice is about a
+  // current block.
+  for (const auto& [first, n] : forgets)
+    if (first + n <= rt.npages) proto_forget_block(first, n);
   if (overflow) {  // notices were lost: no copy kept by notices can be trusted
     for (uint32_t p : pt.cached)
       if (page_protocol(p).needs_notices && pt.home[p] != rt.rank && pt.state[p] != kNone)
         notes.push_back((uint64_t)p << 2 | kNoticeInvalidate);
+    // and any loom_alloc block may have been freed: forget them all.
+    for (uint64_t p = 0; p < rt.npages; p++)
+      if (pt.flags[p] & kSingle) proto_forget_block(p, 1);
   }
   // One action per page: a refresh or install wins over an invalidate.
   std::sort(notes.begin(), notes.end(), [](uint64_t a, uint64_t b) {

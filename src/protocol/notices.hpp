@@ -6,9 +6,12 @@
 // Transport: one ring per (writer, reader) pair, in the reader's Meta
 // segment, written only by the writer (single producer, single consumer):
 // word 0 head (entries written, low 48 bits; an overflow generation above),
-// word 1 tail (entries consumed), then kRingEntries entries {(n-1) << 40 |
-// page << 2 | kind}: n pages from `page` (n > 1 for install notices only,
-// so that loom_update of any size is a few entries).  A writer queues notices during its release and publishes them at
+// word 1 tail (entries consumed), then kRingEntries entries {forget << 63 |
+// (n-1) << 40 | page << 2 | kind}: n pages from `page` (n > 1 for install
+// and forget notices only, so that loom_update or loom_free of any size is a
+// few entries).  A forget notice (loom_free of a loom_alloc block) makes the
+// reader forget all it knows of the pages (copy, home, flags) before any
+// other notice of the same acquire: the block's next life starts clean.  A writer queues notices during its release and publishes them at
 // its end: entries first, a flush, then the heads, so a reader never sees a
 // head above entries that have not landed.  A full ring makes the writer
 // bump the overflow generation instead; the reader then treats every copy
@@ -28,7 +31,8 @@ constexpr uint64_t kRingEntries = 4096;
 constexpr uint64_t kRingWords = 8 + kRingEntries;
 constexpr uint64_t kRingCountMask = (1ull << 48) - 1;
 constexpr uint64_t kNoticePageMask = (1ull << 38) - 1;  // 38 bits of page: 1 PiB of 4-KiB pages
-constexpr uint64_t kNoticeMaxRun = 1ull << 24;          // pages one entry can name
+constexpr uint64_t kNoticeMaxRun = 1ull << 23;          // pages one entry can name
+constexpr uint64_t kNoticeForget = 1ull << 63;
 // loom_update's distinct ranges kept per release: more are merged across
 // their smallest gaps (installing a page needlessly is only a fetch).
 constexpr size_t kMaxUpdateRuns = kRingEntries / 4;
@@ -63,6 +67,9 @@ struct NoticeRings {
 
 // Sent by the next notices_publish; n > 1 for kNoticeInstall only.
 void notice_queue(int r, uint64_t page, NoticeKind kind, uint64_t n = 1);
+// loom_free of a loom_alloc block: every other rank forgets the pages at
+// its next acquire (published at once).
+void notices_send_forget(uint64_t first, uint64_t n);
 void notices_publish();
 // loom_update's pages become install notices to every other rank (at a release).
 void notices_queue_updates();

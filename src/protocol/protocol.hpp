@@ -55,6 +55,14 @@ void proto_after_atomic(uint64_t page);  // a modifying atomic completed
 // which stay in place) and mark the pages allocated or not, on this rank
 // only.  Dirty pages must have been released.
 void proto_forget_copies(uint64_t first, uint64_t n, bool allocated);
+// A loom_alloc block [first, first+n) was freed (here, or by another rank:
+// notices.cpp): this rank forgets its copies, homes and facts of the pages,
+// so that the range's next block reads as zero and is homed by first touch.
+void proto_forget_block(uint64_t first, uint64_t n);
+// loom_free of a loom_alloc block, under the heap lock before the block
+// leaves the table: the directory forgets the pages' homes and writers,
+// and every other rank is told to forget them (proto_forget_block).
+void proto_free_block(uint64_t first, uint64_t n);
 // Forget every local and directory fact about pages [first, first+n) and
 // give them homes by `policy` and `protocol` (collective: every rank calls).
 void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home,
