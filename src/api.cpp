@@ -132,12 +132,15 @@ void exit_without_finalize() {
   char host[64] = "?";
   gethostname(host, sizeof host - 1);
   std::fprintf(stderr,
-               "loom: rank %d (pid %d on %s) exited without calling loom_finalize while Loom was active; the other "
-               "ranks would wait for it forever, so the job is aborted.  Call loom_finalize on every rank before "
-               "the program ends.\n",
+               "loom: rank %d (pid %d on %s) exited without calling loom_finalize while Loom was active (the "
+               "program ended or called exit, or an error above ended it); the other ranks would wait for it "
+               "forever, so the job is aborted.  Call loom_finalize on every rank before the program ends.\n",
                rt.rank, (int)getpid(), host);
   std::fflush(stderr);
   rt.active = false;
+  // The launcher forwards this rank's output through a pipe and stops
+  // reading it once the abort reaches it: give it time to pass the message.
+  usleep(200000);
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
   MPI_Finalized(&finalized);

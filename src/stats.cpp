@@ -10,6 +10,9 @@
 
 #include "stats.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "runtime.hpp"
 
 namespace loom {
@@ -95,8 +98,12 @@ void stats_finalize_report() {
         path += *c;
       }
     }
-    FILE* f = std::fopen(path.c_str(), "w");
+    // Not through a symbolic link: a file name in a shared directory must
+    // not let another user point the write at a file of this user's.
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE* f = fd >= 0 ? fdopen(fd, "w") : nullptr;
     if (!f) {
+      if (fd >= 0) close(fd);
       Status st = fail_errno(LOOM_ERR_SYSTEM, ("LOOM_STATS_FILE " + path).c_str());
       (void)st;
       return;

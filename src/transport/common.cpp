@@ -2,7 +2,9 @@
 #include "transport/common.hpp"
 
 #include <sched.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -27,11 +29,20 @@ void wait_all(int n, MPI_Request* rq, int spin) {
   }
 }
 
+// The trust model is that of MPI libraries' shared memory: processes of the
+// same user are trusted.  So the file is readable and writable by its owner
+// only (memfds start with mode 0777), and sealed at its size: a process that
+// can open it cannot shrink it under the ranks that map it (which would turn
+// their accesses into SIGBUS) or grow it.
 Status make_memfd(const char* name, uint64_t size, int* fd_out) {
-  int fd = memfd_create(name, MFD_CLOEXEC);
+  int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return fail_errno(LOOM_ERR_SYSTEM, "memfd_create");
-  if (ftruncate(fd, (off_t)size) != 0) {
-    Status s = fail_errno(LOOM_ERR_SYSTEM, "ftruncate of the shared-memory file");
+  Status s;
+  if (fchmod(fd, 0600) != 0) s = fail_errno(LOOM_ERR_SYSTEM, "fchmod of the shared-memory file");
+  else if (ftruncate(fd, (off_t)size) != 0) s = fail_errno(LOOM_ERR_SYSTEM, "ftruncate of the shared-memory file");
+  else if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+    s = fail_errno(LOOM_ERR_SYSTEM, "sealing the shared-memory file");
+  if (!s.is_ok()) {
     close(fd);
     return s;
   }

@@ -6,8 +6,10 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
@@ -18,22 +20,43 @@ namespace {
 
 constexpr int kMaxHost = 256;
 
-// What a rank tells the others so that they can map its segments.
+// What a rank tells the others so that they can map its segments, and
+// check that what they opened is that (a pid can name another process: a
+// rank in a private PID namespace that shares the host name and IPC).
 struct Exposed {
   int pid;
-  int data_fd;
-  int meta_fd;
+  int fd[2];         // Data, Meta memfds
+  uint64_t dev[2];   // their identity (fstat)
+  uint64_t ino[2];
   char host[kMaxHost];
 };
 
-// Map a same-host peer's memfd through /proc.  Returns nullptr (and the
-// caller treats the peer as remote) when the kernel refuses.
-void* map_peer(int pid, int fd, uint64_t size) {
+// Map a same-host peer's memfd through /proc, after checking that the file
+// opened is the one the peer exposed (device, inode, size).  Returns nullptr
+// with the reason in `why` (the caller treats the peer as remote) when the
+// kernel refuses or the file is another.
+void* map_peer(const Exposed& e, int s, uint64_t size, char* why, size_t why_len) {
   char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
+  std::snprintf(path, sizeof path, "/proc/%d/fd/%d", e.pid, e.fd[s]);
   int local = open(path, O_RDWR | O_CLOEXEC);
-  if (local < 0) return nullptr;
+  if (local < 0) {
+    std::snprintf(why, why_len, "open of %s: %s", path, std::strerror(errno));
+    return nullptr;
+  }
+  struct stat st;
+  if (fstat(local, &st) != 0 || (uint64_t)st.st_dev != e.dev[s] || (uint64_t)st.st_ino != e.ino[s] ||
+      (uint64_t)st.st_size != size) {
+    std::snprintf(why, why_len,
+                  "%s is not its shared memory (device %llu inode %llu, %llu bytes; expected device %llu inode "
+                  "%llu, %llu bytes): is the rank in another PID namespace?",
+                  path, (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+                  (unsigned long long)st.st_size, (unsigned long long)e.dev[s], (unsigned long long)e.ino[s],
+                  (unsigned long long)size);
+    close(local);
+    return nullptr;
+  }
   void* p = map_fd(local, size);
+  if (!p) std::snprintf(why, why_len, "mmap of %s: %s", path, std::strerror(errno));
   close(local);
   return p;
 }
@@ -59,8 +82,15 @@ bool DirectPath::map_peers(MPI_Comm comm, int data_fd, int meta_fd, bool local_m
   // the host name guards against an MPI that splits differently.
   Exposed me{};
   me.pid = getpid();
-  me.data_fd = data_fd;
-  me.meta_fd = meta_fd;
+  me.fd[0] = data_fd;
+  me.fd[1] = meta_fd;
+  for (int s = 0; s < 2; s++) {
+    struct stat st;
+    if (fstat(me.fd[s], &st) == 0) {
+      me.dev[s] = (uint64_t)st.st_dev;
+      me.ino[s] = (uint64_t)st.st_ino;
+    }
+  }
   gethostname(me.host, kMaxHost - 1);
   std::vector<Exposed> all(nranks);
   check(MPI_Allgather(&me, sizeof me, MPI_BYTE, all.data(), sizeof me, MPI_BYTE, comm), "MPI_Allgather");
@@ -79,6 +109,7 @@ bool DirectPath::map_peers(MPI_Comm comm, int data_fd, int meta_fd, bool local_m
   MPI_Comm_free(&node);
 
   bool unmapped = false;
+  int unmapped_said = 0;
   std::vector<uint8_t>& same_host = same_host_;
   same_host.assign(nranks, 0);
   for (int r : wr) same_host[r] = std::strcmp(all[r].host, me.host) == 0;
@@ -86,12 +117,18 @@ bool DirectPath::map_peers(MPI_Comm comm, int data_fd, int meta_fd, bool local_m
     if (r == rank_) continue;
     Map& m = maps_[r];
     if (local_map && same_host[r]) {
-      m.seg[(int)Seg::Data] = (uint8_t*)map_peer(all[r].pid, all[r].data_fd, size_[(int)Seg::Data]);
-      m.seg[(int)Seg::Meta] = (uint8_t*)map_peer(all[r].pid, all[r].meta_fd, size_[(int)Seg::Meta]);
+      char why[512] = "";
+      for (int s = 0; s < 2 && (s == 0 || m.seg[0]); s++)
+        m.seg[s] = (uint8_t*)map_peer(all[r], s, size_[s], why, sizeof why);
       if (!m.seg[0] || !m.seg[1]) {
         for (int s = 0; s < 2; s++)
           if (m.seg[s]) munmap(m.seg[s], size_[s]);
         m = Map{};
+        // Said once per rank: the job still runs, through MPI, but slower
+        // than a user who asked for mapping expects.
+        if (!unmapped_said++)
+          std::fprintf(stderr, "loom: rank %d cannot map same-host rank %d (pid %d): %s; reaching it through MPI\n",
+                       rank_, r, all[r].pid, why);
       }
     }
     if (!m.seg[(int)Seg::Data]) unmapped = true;
