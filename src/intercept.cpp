@@ -264,7 +264,7 @@ void intercept_fault_in_mpi(const char* call, uint64_t page, int is_write) {
   char msg[1024];
   int n = std::snprintf(
       msg, sizeof msg,
-      "loom: rank %d: %s fault on Loom memory at %p (page %llu) inside %s.  Serving it needs MPI, which %s "
+      "loom: rank %d: %s fault on Loom memory at %p (page %llu) inside %s.  Serving it may need MPI, which %s "
       "is using, so the job is aborted instead of re-entering MPI.  Loom prepares the buffers of the MPI calls it "
       "intercepts; this access was to memory it could not prepare (a nonblocking operation still in flight at a "
       "Loom synchronization, a user-defined operation or datatype reading Loom memory, or a call Loom does not "

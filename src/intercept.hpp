@@ -23,7 +23,7 @@ Status prepare_range(const void* ptr, size_t len, int access, const char* fn);
 // The MPI call this thread is inside, through one of Loom's wrappers, or
 // nullptr.
 const char* intercept_mpi_call();
-// A fault on page `page` that needs the transport arrived inside the MPI
+// A fault on page `page` that may need the transport arrived inside the MPI
 // call `call`: serving it would re-enter MPI.  Says which call and what to
 // do on stderr, then aborts the process (the launcher ends the job).
 [[noreturn]] void intercept_fault_in_mpi(const char* call, uint64_t page, int is_write);
