@@ -15,8 +15,9 @@
 // The next definition (libc's) is found with dlsym(RTLD_NEXT) at load time
 // (a constructor), or at the first call if something calls in before that;
 // while dlsym itself runs, and if it finds nothing, the system call is made
-// directly.  Before loom_init and after loom_finalize no memory is Loom's
-// and every call goes straight through.
+// directly (fread and fwrite, which have none, fail with ENOSYS then: dlsym
+// does not use stdio).  Before loom_init and after loom_finalize no memory
+// is Loom's and every call goes straight through.
 //
 // Not wrapped (loom_prepare still needed): recvmsg/sendmsg, preadv/pwritev,
 // aio, io_uring, mmap'd files, the fortified __read_chk and friends (used
@@ -62,7 +63,9 @@ void io_prep_iov(const struct iovec* iov, int n, int access, const char* fn) {
   for (int i = 0; i < n; i++) io_prep((uintptr_t)iov[i].iov_base, iov[i].iov_len, access, fn);
 }
 
-thread_local bool t_resolving = false;  // dlsym may itself do I/O
+// dlsym may itself do I/O.  (initial-exec: no call into the dynamic linker
+// to reach it, even in a signal handler.)
+thread_local bool t_resolving __attribute__((tls_model("initial-exec"))) = false;
 
 template <class F>
 F next(std::atomic<F>& slot, const char* name) {
