@@ -19,7 +19,9 @@
  *  3. MPI_Bcast from Loom memory into Loom memory;
  *  4. MPI_Allreduce from and into Loom memory, and in place;
  *  5. MPI_Allgatherv with displacements;
- *  6. write/read/pwrite/pread/fwrite/fread through a temporary file,
+ *  6. MPI_Reduce, MPI_Gather, MPI_Scatterv, MPI_Alltoall,
+ *     MPI_Reduce_scatter_block, MPI_Sendrecv, MPI_Ibcast and MPI_Iallreduce;
+ *  7. write/read/pwrite/pread/fwrite/fread through a temporary file,
  *     writev/readv through a pipe, send/recv through a socket pair. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pread, mkstemp, socketpair with -std=c11 */
@@ -199,6 +201,112 @@ static void allgatherv(void) {
   CHECK(bad == 0);
 }
 
+/* The largest pattern byte at offset i over all writers (MPI_MAX of the
+ * sources every rank contributes). */
+static unsigned char max_pattern(size_t i) {
+  unsigned char m = 0;
+  for (int w = 0; w < n; w++)
+    if (pattern(w, i) > m) m = pattern(w, i);
+  return m;
+}
+
+/* The other collectives and Sendrecv, each on fresh sources and sinks:
+ * rank r contributes from the block of r+1 and receives into its block homed
+ * at r+1.  CHUNK bytes per rank where a call takes one block per rank. */
+#define CHUNK 5000
+static void more_collectives(void) {
+  unsigned char *src[MAXR], *dst[MAXR];
+  const int s = (rank + 1) % n;
+  size_t bad = 0;
+
+  /* Reduce (MPI_MAX over bytes) to the last rank. */
+  sources(src);
+  sinks(dst);
+  const int last = n - 1;
+  CHECK(MPI_Reduce(src[s] + OFF, rank == last ? dst[last] + OFF : NULL, BIG, MPI_UNSIGNED_CHAR, MPI_MAX, last,
+                   MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK_OK(loom_barrier());
+  for (size_t k = 0; k < BIG; k++) bad += dst[last][OFF + k] != max_pattern(OFF + k);
+  CHECK(bad == 0);
+
+  /* Gather to rank 0. */
+  sources(src);
+  sinks(dst);
+  CHECK(MPI_Gather(src[s] + OFF, CHUNK, MPI_BYTE, rank == 0 ? dst[0] + OFF : NULL, CHUNK, MPI_BYTE, 0,
+                   MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK_OK(loom_barrier());
+  bad = 0;
+  for (int i = 0; i < n; i++)
+    for (size_t k = 0; k < CHUNK; k++) bad += dst[0][OFF + (size_t)i * CHUNK + k] != pattern((i + 1) % n, OFF + k);
+  CHECK(bad == 0);
+
+  /* Scatterv from rank 1 % n, blocks of 3000 + 10 i bytes at 6000 i. */
+  sources(src);
+  sinks(dst);
+  const int root = 1 % n, w = (root + 1) % n;
+  int counts[MAXR], displs[MAXR];
+  for (int i = 0; i < n; i++) {
+    counts[i] = 3000 + 10 * i;
+    displs[i] = 6000 * i;
+  }
+  CHECK(MPI_Scatterv(rank == root ? src[w] + OFF : NULL, counts, displs, MPI_BYTE, dst[rank] + OFF, counts[rank],
+                     MPI_BYTE, root, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK_OK(loom_barrier());
+  bad = 0;
+  for (int r = 0; r < n; r++)
+    for (int k = 0; k < counts[r]; k++) bad += dst[r][OFF + k] != pattern(w, OFF + (size_t)displs[r] + k);
+  CHECK(bad == 0);
+
+  /* Alltoall: block i of rank r's source goes to rank i. */
+  sources(src);
+  sinks(dst);
+  CHECK(MPI_Alltoall(src[s] + OFF, CHUNK, MPI_BYTE, dst[rank] + OFF, CHUNK, MPI_BYTE, MPI_COMM_WORLD) ==
+        MPI_SUCCESS);
+  CHECK_OK(loom_barrier());
+  bad = 0;
+  for (int r = 0; r < n; r++)
+    for (int i = 0; i < n; i++)
+      for (size_t k = 0; k < CHUNK; k++)
+        bad += dst[r][OFF + (size_t)i * CHUNK + k] != pattern((i + 1) % n, OFF + (size_t)r * CHUNK + k);
+  CHECK(bad == 0);
+
+  /* Reduce_scatter_block (MPI_MAX): rank r gets block r of the maximum. */
+  sources(src);
+  sinks(dst);
+  CHECK(MPI_Reduce_scatter_block(src[s] + OFF, dst[rank] + OFF, CHUNK, MPI_UNSIGNED_CHAR, MPI_MAX,
+                                 MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK_OK(loom_barrier());
+  bad = 0;
+  for (int r = 0; r < n; r++)
+    for (size_t k = 0; k < CHUNK; k++) bad += dst[r][OFF + k] != max_pattern(OFF + (size_t)r * CHUNK + k);
+  CHECK(bad == 0);
+
+  /* Sendrecv around the ring (rank r sends the block of r+1 to r-1). */
+  sources(src);
+  sinks(dst);
+  CHECK(MPI_Sendrecv(src[s] + OFF, BIG, MPI_BYTE, (rank + n - 1) % n, 3, dst[rank] + OFF, BIG, MPI_BYTE,
+                     (rank + 1) % n, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK_OK(loom_barrier());
+  for (int r = 0; r < n; r++) CHECK(mismatches(dst[r], OFF, BIG, (r + 2) % n) == 0);
+
+  /* Ibcast and Iallreduce (MPI_MAX), completed by one MPI_Waitall. */
+  sources(src);
+  sinks(dst);
+  MPI_Request req[2];
+  unsigned char *bbuf = rank == root ? src[w] + OFF : dst[rank] + OFF;
+  CHECK(MPI_Ibcast(bbuf, BIG, MPI_BYTE, root, MPI_COMM_WORLD, &req[0]) == MPI_SUCCESS);
+  CHECK(MPI_Iallreduce(src[s] + SOFF, dst[rank] + SOFF, SMALL, MPI_UNSIGNED_CHAR, MPI_MAX, MPI_COMM_WORLD,
+                       &req[1]) == MPI_SUCCESS);
+  CHECK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+  CHECK_OK(loom_barrier());
+  bad = 0;
+  for (int r = 0; r < n; r++) {
+    if (r != root) bad += mismatches(dst[r], OFF, BIG, w);
+    for (size_t k = 0; k < SMALL; k++) bad += dst[r][SOFF + k] != max_pattern(SOFF + k);
+  }
+  CHECK(bad == 0);
+}
+
 /* The I/O calls: each moves bytes of a block of r+1 out (write side) and
  * into a block of rank r homed at r+1 (read side); no two calls share a
  * page on either side.  The large range covers pages 0-17, the small one
@@ -277,6 +385,7 @@ int main(int argc, char **argv) {
   broadcast();
   allreduce();
   allgatherv();
+  more_collectives();
   io_calls();
   return mr_finish("mr_intercept");
 }
