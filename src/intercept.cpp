@@ -157,7 +157,7 @@ using namespace wrap;
 const char* intercept_mpi_call() { return t_call; }
 
 void intercept_fault_in_mpi(const char* call, uint64_t page, int is_write) {
-  char msg[1024];
+  char msg[1536];
   int n = std::snprintf(
       msg, sizeof msg,
       "loom: rank %d: %s fault on Loom memory at %p (page %llu) inside %s.  Serving it may need MPI, which %s "
