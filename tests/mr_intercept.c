@@ -21,7 +21,9 @@
  *  5. MPI_Allgatherv with displacements;
  *  6. MPI_Reduce, MPI_Gather, MPI_Scatterv, MPI_Alltoall,
  *     MPI_Reduce_scatter_block, MPI_Sendrecv, MPI_Ibcast and MPI_Iallreduce;
- *  7. write/read/pwrite/pread/fwrite/fread through a temporary file,
+ *  7. MPI_Put, MPI_Accumulate and MPI_Get (origin buffers) with a window
+ *     of private memory;
+ *  8. write/read/pwrite/pread/fwrite/fread through a temporary file,
  *     writev/readv through a pipe, send/recv through a socket pair. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pread, mkstemp, socketpair with -std=c11 */
@@ -307,6 +309,37 @@ static void more_collectives(void) {
   CHECK(bad == 0);
 }
 
+/* One-sided: rank r puts (and accumulates, MPI_BOR into zeros) the block of
+ * r+1 into rank r-1's window, then gets rank r+1's window into its sink. */
+static void one_sided(void) {
+  unsigned char *src[MAXR], *dst[MAXR];
+  sources(src);
+  sinks(dst);
+  const int s = (rank + 1) % n, d = (rank + n - 1) % n, from = (rank + 1) % n;
+  unsigned char *mem = calloc(2 * (size_t)BIG, 1);
+  if (!mem) exit(mr_finish("mr_intercept"));
+  MPI_Win win;
+  CHECK(MPI_Win_create(mem, 2 * (MPI_Aint)BIG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS);
+  MPI_Win_fence(0, win);
+  CHECK(MPI_Put(src[s] + OFF, BIG, MPI_BYTE, d, 0, BIG, MPI_BYTE, win) == MPI_SUCCESS);
+  CHECK(MPI_Accumulate(src[s] + OFF, BIG, MPI_UNSIGNED_CHAR, d, BIG, BIG, MPI_UNSIGNED_CHAR, MPI_BOR, win) ==
+        MPI_SUCCESS);
+  MPI_Win_fence(0, win);
+  /* This rank's window holds the block of r+2, twice. */
+  size_t bad = 0;
+  for (size_t k = 0; k < BIG; k++) {
+    bad += mem[k] != pattern((rank + 2) % n, OFF + k);
+    bad += mem[BIG + k] != pattern((rank + 2) % n, OFF + k);
+  }
+  CHECK(bad == 0);
+  CHECK(MPI_Get(dst[rank] + OFF, BIG, MPI_BYTE, from, 0, BIG, MPI_BYTE, win) == MPI_SUCCESS);
+  MPI_Win_fence(0, win);
+  MPI_Win_free(&win);
+  free(mem);
+  CHECK_OK(loom_barrier());
+  for (int r = 0; r < n; r++) CHECK(mismatches(dst[r], OFF, BIG, (r + 3) % n) == 0);
+}
+
 /* The I/O calls: each moves bytes of a block of r+1 out (write side) and
  * into a block of rank r homed at r+1 (read side); no two calls share a
  * page on either side.  The large range covers pages 0-17, the small one
@@ -386,6 +419,7 @@ int main(int argc, char **argv) {
   allreduce();
   allgatherv();
   more_collectives();
+  one_sided();
   io_calls();
   return mr_finish("mr_intercept");
 }
