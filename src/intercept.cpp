@@ -307,6 +307,41 @@ LOOM_API int MPI_Accumulate(const void* obuf, int ocount, MPI_Datatype ot, int t
   return PMPI_Accumulate(obuf, ocount, ot, target, tdisp, tcount, tt, op, w);
 }
 
+// The epoch's completion moves an RMA origin buffer's data: the marker names
+// the call if that buffer was re-protected by a Loom synchronization meanwhile.
+LOOM_API int MPI_Win_fence(int assert_, MPI_Win w) {
+  InMpi in("MPI_Win_fence");
+  return PMPI_Win_fence(assert_, w);
+}
+LOOM_API int MPI_Win_flush(int rank, MPI_Win w) {
+  InMpi in("MPI_Win_flush");
+  return PMPI_Win_flush(rank, w);
+}
+LOOM_API int MPI_Win_flush_all(MPI_Win w) {
+  InMpi in("MPI_Win_flush_all");
+  return PMPI_Win_flush_all(w);
+}
+LOOM_API int MPI_Win_flush_local(int rank, MPI_Win w) {
+  InMpi in("MPI_Win_flush_local");
+  return PMPI_Win_flush_local(rank, w);
+}
+LOOM_API int MPI_Win_flush_local_all(MPI_Win w) {
+  InMpi in("MPI_Win_flush_local_all");
+  return PMPI_Win_flush_local_all(w);
+}
+LOOM_API int MPI_Win_unlock(int rank, MPI_Win w) {
+  InMpi in("MPI_Win_unlock");
+  return PMPI_Win_unlock(rank, w);
+}
+LOOM_API int MPI_Win_unlock_all(MPI_Win w) {
+  InMpi in("MPI_Win_unlock_all");
+  return PMPI_Win_unlock_all(w);
+}
+LOOM_API int MPI_Win_complete(MPI_Win w) {
+  InMpi in("MPI_Win_complete");
+  return PMPI_Win_complete(w);
+}
+
 // ---- completion: the marker (data of a nonblocking operation moves here)
 // and the pending operations ------------------------------------------------
 
