@@ -33,7 +33,8 @@
 // posted, and the request is remembered until a Wait or Test completes it.
 // A release (barrier, lock, unlock, allocation, free) re-protects the pages
 // a rank wrote and an acquire drops copies, under MPI's feet if the
-// operation is still in flight; so every release first checks the pending
+// operation is still in flight; so every release and acquire (a split
+// barrier's wait has no release of its own) first checks the pending
 // operations (MPI_Request_get_status, which completes without freeing) and
 // ends the job with a message naming one still in flight.
 //

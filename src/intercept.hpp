@@ -27,9 +27,9 @@ const char* intercept_mpi_call();
 // call `call`: serving it would re-enter MPI.  Says which call and what to
 // do on stderr, then aborts the process (the launcher ends the job).
 [[noreturn]] void intercept_fault_in_mpi(const char* call, uint64_t page, int is_write);
-// At every release: nonblocking MPI operations posted on Loom memory must
-// be complete (a release re-protects written pages, an acquire drops
-// copies); one still in flight ends the job with a message naming it.
+// At every release and acquire: nonblocking MPI operations posted on Loom
+// memory must be complete (a release re-protects written pages, an acquire
+// drops copies); one still in flight ends the job with a message naming it.
 void intercept_check_pending();
 
 }  // namespace loom

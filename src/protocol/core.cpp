@@ -407,6 +407,7 @@ void proto_release() {
 }
 
 void proto_acquire(bool prefetch) {
+  intercept_check_pending();  // (loom_barrier_wait has no release of its own)
   rt.tp.sync_local();
   migrate_process_lost();
   check_invariants();
