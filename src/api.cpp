@@ -13,6 +13,7 @@
 #include "clock.hpp"
 #include "config.hpp"
 #include "heap.hpp"
+#include "intercept.hpp"
 #include "protocol/protocol.hpp"
 #include "runtime.hpp"
 #include "vm.hpp"
@@ -724,3 +725,14 @@ const char* loom_strerror(loom_status_t s) {
 const char* loom_last_error(void) { return last_error(); }
 
 }  // extern "C"
+
+// intercept.hpp: loom_prepare's work, for the wrappers of intercept.cpp.
+Status loom::prepare_range(const void* ptr, size_t len, int access, const char* fn) {
+  uint64_t first = 0, last = 0;
+  LOOM_TRY(live_range(ptr, len, fn, &first, &last));
+  for (uint64_t p = first; p <= last; p++) {
+    if (access & LOOM_WRITE) proto_make_writable(p);
+    else proto_make_readable(p);
+  }
+  return Status::ok();
+}

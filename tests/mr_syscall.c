@@ -1,8 +1,11 @@
-/* mr_syscall: Loom memory handed to the kernel and to MPI.
+/* mr_syscall: Loom memory handed to the kernel and to MPI after an
+ * explicit loom_prepare (mr_intercept covers the calls Loom prepares by
+ * itself).
  *
- * A system call does not take Loom's fault path, so read(2) into (and
- * write(2) from) a protected Loom page fails with EFAULT and leaves it
- * untouched.  After loom_prepare(ptr, len, LOOM_WRITE) a read(2) from a pipe
+ * A system call does not take Loom's fault path, so the read and write
+ * system calls made directly (syscall(2): what a call Loom does not
+ * intercept does) into and from a protected Loom page fail with EFAULT and
+ * leave it untouched.  After loom_prepare(ptr, len, LOOM_WRITE) a read(2) from a pipe
  * or a pread(2) from a file fills Loom memory, and after a barrier every rank
  * sees those bytes; after loom_prepare(..., LOOM_READ) write(2) carries the
  * right bytes out.  MPI_Send from prepared-READ and MPI_Recv into
@@ -18,6 +21,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mr.h"
@@ -80,13 +84,14 @@ int main(int argc, char **argv) {
   CHECK_OK(loom_home_of(mine, &home));
   CHECK(home == (rank + 1) % n);
 
-  /* 1. read(2) into an untouched (protected) page fails with EFAULT. */
+  /* 1. The read system call into an untouched (protected) page fails with
+   * EFAULT (read(3) itself is intercepted: it would prepare the page). */
   int fds[2];
   CHECK(pipe(fds) == 0);
   fill(local, rank, LEN);
   CHECK(write_all(fds[1], local, LEN) == 0);
   errno = 0;
-  ssize_t r = read(fds[0], mine, LEN);
+  ssize_t r = syscall(SYS_read, fds[0], mine, LEN);
   CHECK(r == -1);
   CHECK(errno == EFAULT);
   close(fds[0]);
@@ -120,14 +125,14 @@ int main(int argc, char **argv) {
   /* 3. The barrier publishes what the kernel wrote. */
   CHECK_OK(loom_barrier());
 
-  /* 4. write(2) from an untouched page fails with EFAULT; after
+  /* 4. The write system call from an untouched page fails with EFAULT; after
    * loom_prepare(READ) it carries the bytes rank r+1 read in.  The range is
    * in the block homed at r+2, which this rank has not touched yet. */
   const int src = (rank + 1) % n;
   unsigned char *theirs = blk[(src + 1) % n] + OFF;
   CHECK(pipe(fds) == 0);
   errno = 0;
-  r = write(fds[1], theirs, LEN);
+  r = syscall(SYS_write, fds[1], theirs, LEN);
   CHECK(r == -1);
   CHECK(errno == EFAULT);
   CHECK_OK(loom_prepare(theirs, LEN, LOOM_READ));

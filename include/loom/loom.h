@@ -22,9 +22,19 @@
  *
  *  Loom memory is protected page by page.  A system call or an MPI call
  *  handed Loom memory does not take Loom's fault path (read(2) into a
- *  protected page fails with EFAULT).  Call loom_prepare(ptr, len, access)
- *  first: the range is then valid for that access until the calling rank's
- *  next barrier, lock or unlock.
+ *  protected page fails with EFAULT, and a fault inside MPI cannot fetch
+ *  the page through MPI).  Loom therefore intercepts the MPI calls that take
+ *  buffers (point to point, collectives and their nonblocking forms,
+ *  MPI_Put/Get/Accumulate) and read, write, pread, pwrite, readv, writev,
+ *  recv, send, recvfrom, sendto, fread and fwrite, and prepares their Loom
+ *  buffers itself (link -lloom before -lmpi).  A nonblocking operation on
+ *  Loom memory must be complete (MPI_Wait/MPI_Test) before the rank's next
+ *  barrier, lock, unlock, allocation, free or atomic: otherwise the job is
+ *  aborted with a message naming it.  For any other call (persistent
+ *  requests, MPI-IO, neighbourhood collectives, recvmsg, ...; the list is
+ *  in docs/ARCHITECTURE.md, "Interception") call loom_prepare(ptr, len,
+ *  access) first: the range is then valid for that access until the
+ *  calling rank's next barrier, lock or unlock.
  */
 #ifndef LOOM_LOOM_H
 #define LOOM_LOOM_H
@@ -210,7 +220,9 @@ LOOM_API loom_status_t loom_atomic_store(uint64_t *addr, uint64_t value);
 
 /* Make [ptr, ptr+len) valid for a system call or an MPI call: LOOM_READ if
  * the call reads the memory (write(2), MPI_Send), LOOM_WRITE if it writes it
- * (read(2), MPI_Recv).  Valid until this rank's next synchronization. */
+ * (read(2), MPI_Recv).  Valid until this rank's next synchronization.  The
+ * calls Loom intercepts (see the top of this file) do this themselves; it
+ * is needed only for the others. */
 enum { LOOM_READ = 1, LOOM_WRITE = 2 };
 LOOM_API loom_status_t loom_prepare(void *ptr, size_t len, int access);
 

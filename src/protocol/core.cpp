@@ -33,6 +33,7 @@
 
 #include "diff.hpp"
 #include "heap.hpp"
+#include "intercept.hpp"
 #include "protocol/protocol.hpp"
 #include "vm.hpp"
 
@@ -350,6 +351,8 @@ bool proto_fault(uint64_t p, int is_write) {
   uint8_t s = pt.state[p];
   if (is_write < 0) is_write = s == kRO ? 1 : 0;  // unknown: read first, a write faults again
   if (s == kRW || (s == kRO && !is_write)) return false;  // the access was allowed: not ours
+  // Inside a wrapped MPI call a fault that needs the transport would re-enter MPI.
+  if (const char* call = intercept_mpi_call(); call && !rt.tp.all_direct()) intercept_fault_in_mpi(call, p, is_write);
   double t0 = stat_now();
   if (is_write) {
     rt.st.s.write_faults++;
@@ -363,6 +366,7 @@ bool proto_fault(uint64_t p, int is_write) {
 }
 
 void proto_release() {
+  intercept_check_pending();  // no nonblocking MPI operation still uses Loom pages
   PageTable& pt = rt.pages;
   if (pt.dirty.empty() && !pt.release_work && rt.rings.update_runs.empty()) {
     rt.tp.flush();
@@ -403,6 +407,7 @@ void proto_release() {
 }
 
 void proto_acquire(bool prefetch) {
+  intercept_check_pending();  // (loom_barrier_wait has no release of its own)
   rt.tp.sync_local();
   migrate_process_lost();
   check_invariants();

@@ -1,0 +1,398 @@
+// Interception, MPI half: Loom memory handed to MPI is prepared first.
+//
+// Why.  An MPI call does not take Loom's fault path the way a load does.
+// Between ranks of a host MPICH copies messages above ~32 KiB with
+// process_vm_readv, which answers EFAULT for a protected page; and a copy
+// inside MPI that faults runs Loom's handler while MPI holds its lock, so a
+// page whose home is on another host would be fetched by MPI (an MPI_Get,
+// or a request to the home's protocol thread) from inside MPI: MPICH aborts
+// with "Resource deadlock avoided", another MPI would hang.  So the MPI
+// calls that take buffers are wrapped through the profiling interface: a
+// buffer in Loom memory is made readable (the call reads it) or writable
+// (the call writes it) first, on the calling thread and outside MPI,
+// exactly as loom_prepare does, and then PMPI_X runs on valid pages.
+// Outside Loom memory a wrapper costs one range check and a thread-local
+// store.  This file holds the machinery, point to point, one-sided and
+// completion; intercept_coll.cpp the collectives; intercept_io.cpp the
+// common I/O calls.
+//
+// Loom's own MPI calls reach these wrappers too: the library's references
+// to MPI_Send bind, by ELF interposition, to the first definition in the
+// global scope, which is libloom's own.  That is kept on purpose, rather
+// than routing every internal call to PMPI_ by hand (or linking with
+// -Bsymbolic, which would bind them to the wrappers all the same): Loom
+// never hands MPI an address of the global range — fetches land in the
+// self view, diffs are read from it, windows cover the memfd's other
+// mapping or memory MPI allocated, requests live in private buffers — so
+// an internal call, from the application thread or from a protocol or
+// progress thread, passes the range check and goes straight on to PMPI_X.
+// Only the application thread ever hands Loom memory to MPI (Loom's rule),
+// so only it changes page protections here.
+//
+// Nonblocking operations: the buffer is prepared when the operation is
+// posted, and the request is remembered until a Wait or Test completes it.
+// A release (barrier, lock, unlock, allocation, free) re-protects the pages
+// a rank wrote and an acquire drops copies, under MPI's feet if the
+// operation is still in flight; so every release and acquire (a split
+// barrier's wait has no release of its own) first checks the pending
+// operations (MPI_Request_get_status, which completes without freeing) and
+// ends the job with a message naming one still in flight.
+//
+// A fault that still arrives inside a wrapped call (memory the wrapper could
+// not prepare, a nonblocking operation's pages re-protected, a user-defined
+// reduction reading Loom memory) finds the call's name in a thread-local
+// marker: proto_fault then ends the process with a message naming the call
+// and the fix instead of re-entering MPI (unless every peer is mapped, when
+// the fault needs no MPI and is served).  Calls not wrapped here (listed in
+// docs/ARCHITECTURE.md, "Interception") still need loom_prepare.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+#include "intercept.hpp"
+#include "intercept_wrap.hpp"
+#include "runtime.hpp"
+
+namespace loom {
+namespace wrap {
+
+thread_local const char* t_call __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+
+bool in_loom(const void* p) {
+  const uint8_t* a = static_cast<const uint8_t*>(p);
+  return rt.active && a >= rt.base && a < rt.base + rt.size;
+}
+
+}  // namespace
+
+bool may_be_loom(const void* buf) {
+  if (buf == MPI_IN_PLACE) return false;
+  return buf == MPI_BOTTOM ? rt.active : in_loom(buf);
+}
+
+bool prep(const void* buf, MPI_Aint disp, MPI_Aint count, MPI_Datatype type, int access, const char* fn) {
+  if (count <= 0 || type == MPI_DATATYPE_NULL || !may_be_loom(buf)) return false;
+  MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
+  if (PMPI_Type_get_extent(type, &lb, &ext) != MPI_SUCCESS ||
+      PMPI_Type_get_true_extent(type, &tlb, &text) != MPI_SUCCESS || text <= 0)
+    return false;
+  const intptr_t start = (intptr_t)buf + disp * ext + tlb, stride = (count - 1) * ext;
+  intptr_t lo = start + std::min<intptr_t>(0, stride), hi = start + std::max<intptr_t>(0, stride) + text;
+  lo = std::max(lo, (intptr_t)rt.base);
+  hi = std::min(hi, (intptr_t)(rt.base + rt.size));
+  if (lo >= hi) return false;
+  Status s = prepare_range((const void*)lo, (size_t)(hi - lo), access, fn);
+  (void)s;  // logged where detected
+  return true;
+}
+
+// ---- nonblocking operations on Loom memory --------------------------------
+
+namespace {
+
+struct Pending {
+  MPI_Request req;
+  const char* call;
+  const void* buf;
+};
+std::mutex g_mu;
+std::vector<Pending> g_pending;  // under g_mu
+std::atomic<int> g_npending{0};
+// This thread posted operations on Loom memory (the application thread);
+// other threads' completions are never ours and skip the bookkeeping.
+thread_local bool t_posts = false;
+
+}  // namespace
+
+void track(bool loom, int err, MPI_Request* req, const char* call, const void* buf) {
+  if (!loom || err != MPI_SUCCESS || *req == MPI_REQUEST_NULL) return;
+  std::lock_guard<std::mutex> g(g_mu);
+  g_pending.push_back({*req, call, buf});
+  g_npending.store((int)g_pending.size(), std::memory_order_relaxed);
+  t_posts = true;
+}
+
+namespace {
+
+bool watching() { return t_posts && g_npending.load(std::memory_order_relaxed) > 0; }
+
+// Requests that were active before a Wait/Test/Request_free and are null
+// after it have completed (or were freed): forget them.
+void forget_completed(const MPI_Request* before, const MPI_Request* after, int n) {
+  std::lock_guard<std::mutex> g(g_mu);
+  for (int i = 0; i < n; i++) {
+    if (before[i] == MPI_REQUEST_NULL || after[i] != MPI_REQUEST_NULL) continue;
+    for (size_t k = 0; k < g_pending.size(); k++)
+      if (g_pending[k].req == before[i]) {
+        g_pending[k] = g_pending.back();
+        g_pending.pop_back();
+        break;
+      }
+  }
+  g_npending.store((int)g_pending.size(), std::memory_order_relaxed);
+}
+
+// Run a completion call on `n` requests, forgetting those it completed.
+template <class F>
+int completing(MPI_Request* reqs, int n, F&& call) {
+  if (!watching() || n <= 0) return call();
+  std::vector<MPI_Request> before(reqs, reqs + n);
+  int err = call();
+  forget_completed(before.data(), reqs, n);
+  return err;
+}
+
+}  // namespace
+}  // namespace wrap
+
+using namespace wrap;
+
+const char* intercept_mpi_call() { return t_call; }
+
+void intercept_fault_in_mpi(const char* call, uint64_t page, int is_write) {
+  char msg[1536];
+  int n = std::snprintf(
+      msg, sizeof msg,
+      "loom: rank %d: %s fault on Loom memory at %p (page %llu) inside %s.  Serving it may need MPI, which %s "
+      "is using, so the job is aborted instead of re-entering MPI.  Loom prepares the buffers of the MPI calls it "
+      "intercepts; this access was to memory it could not prepare (a nonblocking operation still in flight at a "
+      "Loom synchronization, a user-defined operation or datatype reading Loom memory, or a call Loom does not "
+      "intercept, see docs/ARCHITECTURE.md \"Interception\").  Fix: call loom_prepare(ptr, len, LOOM_READ or "
+      "LOOM_WRITE) on that memory before %s (and complete nonblocking operations before the next Loom barrier, "
+      "lock or unlock), or report %s to the Loom developers.\n",
+      rt.rank, is_write > 0 ? "write" : "read", (void*)(rt.base + page * kPage), (unsigned long long)page, call, call,
+      call, call);
+  if (n > 0) (void)!::write(2, msg, (size_t)std::min(n, (int)sizeof msg - 1));
+  std::abort();
+}
+
+void intercept_check_pending() {
+  if (g_npending.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard<std::mutex> g(g_mu);
+  for (const Pending& p : g_pending) {
+    int done = 0;
+    PMPI_Request_get_status(p.req, &done, MPI_STATUS_IGNORE);
+    if (!done)
+      fatal("%s on Loom memory at %p was posted and is still in flight at a Loom synchronization (barrier, lock, "
+            "unlock, allocation, free or atomic), which would re-protect or drop the pages MPI is using.  Complete "
+            "it (MPI_Wait or MPI_Test) before the next Loom synchronization",
+            p.call, p.buf);
+  }
+}
+
+}  // namespace loom
+
+using namespace loom;
+using namespace loom::wrap;
+
+// The wrappers: C linkage, exported (LOOM_API; the library's default
+// visibility is hidden), the standard's prototypes as MPICH declares them.
+extern "C" {
+
+// ---- point to point -------------------------------------------------------
+
+LOOM_API int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+  prep(buf, 0, count, t, LOOM_READ, "MPI_Send");
+  InMpi in("MPI_Send");
+  return PMPI_Send(buf, count, t, dest, tag, c);
+}
+LOOM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+  prep(buf, 0, count, t, LOOM_READ, "MPI_Ssend");
+  InMpi in("MPI_Ssend");
+  return PMPI_Ssend(buf, count, t, dest, tag, c);
+}
+LOOM_API int MPI_Rsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+  prep(buf, 0, count, t, LOOM_READ, "MPI_Rsend");
+  InMpi in("MPI_Rsend");
+  return PMPI_Rsend(buf, count, t, dest, tag, c);
+}
+LOOM_API int MPI_Bsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+  prep(buf, 0, count, t, LOOM_READ, "MPI_Bsend");
+  InMpi in("MPI_Bsend");
+  return PMPI_Bsend(buf, count, t, dest, tag, c);
+}
+LOOM_API int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status* st) {
+  prep(buf, 0, count, t, LOOM_WRITE, "MPI_Recv");
+  InMpi in("MPI_Recv");
+  return PMPI_Recv(buf, count, t, src, tag, c, st);
+}
+LOOM_API int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI_Status* st) {
+  prep(buf, 0, count, t, LOOM_WRITE, "MPI_Mrecv");
+  InMpi in("MPI_Mrecv");
+  return PMPI_Mrecv(buf, count, t, m, st);
+}
+LOOM_API int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype st, int dest, int stag, void* rbuf, int rcount,
+                           MPI_Datatype rt_, int src, int rtag, MPI_Comm c, MPI_Status* status) {
+  prep(sbuf, 0, scount, st, LOOM_READ, "MPI_Sendrecv");
+  prep(rbuf, 0, rcount, rt_, LOOM_WRITE, "MPI_Sendrecv");
+  InMpi in("MPI_Sendrecv");
+  return PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt_, src, rtag, c, status);
+}
+LOOM_API int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype t, int dest, int stag, int src, int rtag,
+                                   MPI_Comm c, MPI_Status* st) {
+  prep(buf, 0, count, t, LOOM_WRITE, "MPI_Sendrecv_replace");
+  InMpi in("MPI_Sendrecv_replace");
+  return PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, c, st);
+}
+
+LOOM_API int MPI_Isend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  bool loom = prep(buf, 0, count, t, LOOM_READ, "MPI_Isend");
+  InMpi in("MPI_Isend");
+  int e = PMPI_Isend(buf, count, t, dest, tag, c, r);
+  track(loom, e, r, "MPI_Isend", buf);
+  return e;
+}
+LOOM_API int MPI_Issend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  bool loom = prep(buf, 0, count, t, LOOM_READ, "MPI_Issend");
+  InMpi in("MPI_Issend");
+  int e = PMPI_Issend(buf, count, t, dest, tag, c, r);
+  track(loom, e, r, "MPI_Issend", buf);
+  return e;
+}
+LOOM_API int MPI_Irsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  bool loom = prep(buf, 0, count, t, LOOM_READ, "MPI_Irsend");
+  InMpi in("MPI_Irsend");
+  int e = PMPI_Irsend(buf, count, t, dest, tag, c, r);
+  track(loom, e, r, "MPI_Irsend", buf);
+  return e;
+}
+LOOM_API int MPI_Ibsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  bool loom = prep(buf, 0, count, t, LOOM_READ, "MPI_Ibsend");
+  InMpi in("MPI_Ibsend");
+  int e = PMPI_Ibsend(buf, count, t, dest, tag, c, r);
+  track(loom, e, r, "MPI_Ibsend", buf);
+  return e;
+}
+LOOM_API int MPI_Irecv(void* buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request* r) {
+  bool loom = prep(buf, 0, count, t, LOOM_WRITE, "MPI_Irecv");
+  InMpi in("MPI_Irecv");
+  int e = PMPI_Irecv(buf, count, t, src, tag, c, r);
+  track(loom, e, r, "MPI_Irecv", buf);
+  return e;
+}
+LOOM_API int MPI_Imrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI_Request* r) {
+  bool loom = prep(buf, 0, count, t, LOOM_WRITE, "MPI_Imrecv");
+  InMpi in("MPI_Imrecv");
+  int e = PMPI_Imrecv(buf, count, t, m, r);
+  track(loom, e, r, "MPI_Imrecv", buf);
+  return e;
+}
+
+// ---- one-sided: the origin buffer (complete the epoch before the next
+// Loom synchronization; RMA operations are not watched) ---------------------
+
+LOOM_API int MPI_Put(const void* obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint tdisp, int tcount,
+                      MPI_Datatype tt, MPI_Win w) {
+  prep(obuf, 0, ocount, ot, LOOM_READ, "MPI_Put");
+  InMpi in("MPI_Put");
+  return PMPI_Put(obuf, ocount, ot, target, tdisp, tcount, tt, w);
+}
+LOOM_API int MPI_Get(void* obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint tdisp, int tcount, MPI_Datatype tt,
+                      MPI_Win w) {
+  prep(obuf, 0, ocount, ot, LOOM_WRITE, "MPI_Get");
+  InMpi in("MPI_Get");
+  return PMPI_Get(obuf, ocount, ot, target, tdisp, tcount, tt, w);
+}
+LOOM_API int MPI_Accumulate(const void* obuf, int ocount, MPI_Datatype ot, int target, MPI_Aint tdisp, int tcount,
+                             MPI_Datatype tt, MPI_Op op, MPI_Win w) {
+  prep(obuf, 0, ocount, ot, LOOM_READ, "MPI_Accumulate");
+  InMpi in("MPI_Accumulate");
+  return PMPI_Accumulate(obuf, ocount, ot, target, tdisp, tcount, tt, op, w);
+}
+
+// The epoch's completion moves an RMA origin buffer's data: the marker names
+// the call if that buffer was re-protected by a Loom synchronization meanwhile.
+LOOM_API int MPI_Win_fence(int assert_, MPI_Win w) {
+  InMpi in("MPI_Win_fence");
+  return PMPI_Win_fence(assert_, w);
+}
+LOOM_API int MPI_Win_flush(int rank, MPI_Win w) {
+  InMpi in("MPI_Win_flush");
+  return PMPI_Win_flush(rank, w);
+}
+LOOM_API int MPI_Win_flush_all(MPI_Win w) {
+  InMpi in("MPI_Win_flush_all");
+  return PMPI_Win_flush_all(w);
+}
+LOOM_API int MPI_Win_flush_local(int rank, MPI_Win w) {
+  InMpi in("MPI_Win_flush_local");
+  return PMPI_Win_flush_local(rank, w);
+}
+LOOM_API int MPI_Win_flush_local_all(MPI_Win w) {
+  InMpi in("MPI_Win_flush_local_all");
+  return PMPI_Win_flush_local_all(w);
+}
+LOOM_API int MPI_Win_unlock(int rank, MPI_Win w) {
+  InMpi in("MPI_Win_unlock");
+  return PMPI_Win_unlock(rank, w);
+}
+LOOM_API int MPI_Win_unlock_all(MPI_Win w) {
+  InMpi in("MPI_Win_unlock_all");
+  return PMPI_Win_unlock_all(w);
+}
+LOOM_API int MPI_Win_complete(MPI_Win w) {
+  InMpi in("MPI_Win_complete");
+  return PMPI_Win_complete(w);
+}
+
+// ---- completion: the marker (data of a nonblocking operation moves here)
+// and the pending operations ------------------------------------------------
+
+LOOM_API int MPI_Wait(MPI_Request* r, MPI_Status* st) {
+  InMpi in("MPI_Wait");
+  return completing(r, 1, [&] { return PMPI_Wait(r, st); });
+}
+LOOM_API int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
+  InMpi in("MPI_Waitall");
+  return completing(rs, n, [&] { return PMPI_Waitall(n, rs, sts); });
+}
+LOOM_API int MPI_Waitany(int n, MPI_Request rs[], int* idx, MPI_Status* st) {
+  InMpi in("MPI_Waitany");
+  return completing(rs, n, [&] { return PMPI_Waitany(n, rs, idx, st); });
+}
+LOOM_API int MPI_Waitsome(int n, MPI_Request rs[], int* outn, int idx[], MPI_Status sts[]) {
+  InMpi in("MPI_Waitsome");
+  return completing(rs, n, [&] { return PMPI_Waitsome(n, rs, outn, idx, sts); });
+}
+LOOM_API int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
+  InMpi in("MPI_Test");
+  return completing(r, 1, [&] { return PMPI_Test(r, flag, st); });
+}
+LOOM_API int MPI_Testall(int n, MPI_Request rs[], int* flag, MPI_Status sts[]) {
+  InMpi in("MPI_Testall");
+  return completing(rs, n, [&] { return PMPI_Testall(n, rs, flag, sts); });
+}
+LOOM_API int MPI_Testany(int n, MPI_Request rs[], int* idx, int* flag, MPI_Status* st) {
+  InMpi in("MPI_Testany");
+  return completing(rs, n, [&] { return PMPI_Testany(n, rs, idx, flag, st); });
+}
+LOOM_API int MPI_Testsome(int n, MPI_Request rs[], int* outn, int idx[], MPI_Status sts[]) {
+  InMpi in("MPI_Testsome");
+  return completing(rs, n, [&] { return PMPI_Testsome(n, rs, outn, idx, sts); });
+}
+// A freed request's operation goes on unwatched (MPI says only that it
+// completes some time).
+LOOM_API int MPI_Request_free(MPI_Request* r) {
+  return completing(r, 1, [&] { return PMPI_Request_free(r); });
+}
+// Persistent operations are not prepared (their buffers are named at
+// MPI_Send_init, used at each start): the marker names the call if one
+// faults.
+LOOM_API int MPI_Start(MPI_Request* r) {
+  InMpi in("MPI_Start");
+  return PMPI_Start(r);
+}
+LOOM_API int MPI_Startall(int n, MPI_Request rs[]) {
+  InMpi in("MPI_Startall");
+  return PMPI_Startall(n, rs);
+}
+
+}  // extern "C"

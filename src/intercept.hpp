@@ -1,0 +1,35 @@
+// Interception of the calls that hand user buffers to MPI or to the kernel
+// (intercept.cpp): Loom memory passed to them is prepared first, as
+// loom_prepare would, and a fault that still arrives inside MPI ends the job
+// with a message instead of re-entering MPI.
+//
+// Thread safety: prepare_range and everything that changes page states run
+// on the application thread only (the one that takes Loom's faults);
+// intercept_mpi_call reads a thread-local marker and is safe in the signal
+// handler.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "status.hpp"
+
+namespace loom {
+
+// loom_prepare's work for [ptr, ptr+len) (len > 0): every page must be in a
+// live block (else an error naming `fn`, nothing changed); then each page is
+// made readable (LOOM_READ) or writable (LOOM_WRITE).  Defined in api.cpp.
+Status prepare_range(const void* ptr, size_t len, int access, const char* fn);
+
+// The MPI call this thread is inside, through one of Loom's wrappers, or
+// nullptr.
+const char* intercept_mpi_call();
+// A fault on page `page` that may need the transport arrived inside the MPI
+// call `call`: serving it would re-enter MPI.  Says which call and what to
+// do on stderr, then aborts the process (the launcher ends the job).
+[[noreturn]] void intercept_fault_in_mpi(const char* call, uint64_t page, int is_write);
+// At every release and acquire: nonblocking MPI operations posted on Loom
+// memory must be complete (a release re-protects written pages, an acquire
+// drops copies); one still in flight ends the job with a message naming it.
+void intercept_check_pending();
+
+}  // namespace loom
