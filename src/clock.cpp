@@ -51,6 +51,7 @@ void measure(int rounds, double* offset, double* bound) {
     for (int peer = 1; peer < rt.nranks; peer++)
       for (int k = 1; k <= rounds; k++) {
         const uint64_t seq = base + (uint64_t)k;
+        wait_site("loom_clock_sync / loom_clock_check", -1, peer);
         spin_until([&] { return tp.load(0, Seg::Meta, word_off(kPing + (uint64_t)peer)) >= seq; });
         double t = local_clock();
         uint64_t bits;
@@ -63,6 +64,7 @@ void measure(int rounds, double* offset, double* bound) {
       const uint64_t seq = base + (uint64_t)k;
       double t0 = local_clock();
       tp.store(0, Seg::Meta, word_off(kPing + (uint64_t)rt.rank), seq);
+      wait_site("loom_clock_sync / loom_clock_check", -1, 0);
       spin_until([&] { return tp.load(rt.rank, Seg::Meta, word_off(kPongSeq)) >= seq; });
       double t2 = local_clock(), tref;
       uint64_t bits = tp.load(rt.rank, Seg::Meta, word_off(kPongTime));

@@ -187,6 +187,14 @@ Status p_prefetch(loom_config_t* c, const char* n, const char* v) {
 }
 void w_prefetch(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->prefetch); }
 
+Status p_hang(loom_config_t* c, const char* n, const char* v) {
+  unsigned long long x;
+  if (!parse_uint(v, &x) || x > 1000000ull) return bad(n, v, "seconds from 0 (never) to 1000000");
+  c->hang_timeout = (int)x;
+  return Status::ok();
+}
+void w_hang(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->hang_timeout); }
+
 struct Setting {
   const char* name;
   const char* def;
@@ -212,6 +220,8 @@ const Setting kSettings[] = {
      "(two-sided requests served by a protocol thread on the target), auto (async with page reads by MPI_Get "
      "when MPI has MPI_THREAD_MULTIPLE, else rma)", p_transport, w_transport},
     {"LOOM_PROGRESS", "auto", "MPI progress thread: auto (when a peer is remote), 0 or 1", p_progress, w_progress},
+    {"LOOM_HANG_TIMEOUT", "0", "seconds one wait in Loom (barrier, lock) may last before every waiting rank "
+     "reports what it waits in and the job is aborted; 0: never", p_hang, w_hang},
     {"LOOM_STATS", "0", "print per-rank statistics to stderr at finalize", p_stats, w_stats},
     {"LOOM_STATS_FILE", "", "write statistics as JSON to this path at finalize (%r = rank)", p_sfile, w_sfile},
     {"LOOM_BASE", "0", "address of the global range (0: agreed at init)", p_base, w_base},
@@ -289,6 +299,8 @@ Status config_validate(const loom_config_t* c) {
   if ((unsigned)c->protocol > kProtocolLast)
     return fail(LOOM_ERR_CONFIG, "LOOM_PROTOCOL=%d must be hlrc (0), erc-invalidate (1) or erc-update (2)", (int)c->protocol);
   if (c->progress_thread < -1 || c->progress_thread > 1) return fail(LOOM_ERR_CONFIG, "LOOM_PROGRESS must be auto, 0 or 1");
+  if (c->hang_timeout < 0 || c->hang_timeout > 1000000)
+    return fail(LOOM_ERR_CONFIG, "LOOM_HANG_TIMEOUT=%d must be 0 (never) to 1000000 seconds", c->hang_timeout);
   return Status::ok();
 }
 

@@ -26,6 +26,7 @@
 #include "status.hpp"
 #include "sync.hpp"
 #include "transport/transport.hpp"
+#include "watchdog.hpp"
 
 namespace loom {
 
@@ -35,7 +36,8 @@ constexpr int kMaxRanks = 64;  // writer sets and copy-sets are 64-bit masks
 struct MetaLayout {
   uint64_t barrier;    // 64 flags written by dissemination partners, then
                        // 64 pair counters (group barriers), one per peer,
-                       // 64 clock pings (on rank 0), a clock pong {time, seq}
+                       // 64 clock pings (on rank 0), a clock pong {time, seq},
+                       // and at word 250 the hang word (watchdog.cpp)
   uint64_t tails;      // lock queue tails for the locks this rank hosts
   uint64_t qnodes;     // this rank's queue node {next, locked} for every lock
   uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
@@ -82,16 +84,19 @@ inline void cpu_relax() {
 
 // Wait until done() holds: spin LOOM_SPIN polls, then yield the core on
 // every poll, so that runs with more ranks than cores make progress.  The
-// waiting time is accounted as polling.
+// waiting time is accounted as polling; the watchdog looks in every 256
+// polls (watchdog.hpp).
 template <class F>
 inline void spin_until(F&& done) {
   if (done()) return;
   double t0 = stat_now();
   rt.tp.app_waits(true);
+  const double started = now();
   for (int spins = 0; !done();) {
     rt.tp.serve_while_waiting();
     if (++spins > rt.cfg.spin) sched_yield();
     else cpu_relax();
+    if ((spins & 255) == 0) watchdog_poll(started);
   }
   rt.tp.app_waits(false);
   rt.st.s.t_poll += stat_now() - t0;

@@ -39,6 +39,7 @@ void sync_barrier_raw() {
   if (!tp.all_direct()) {
     MPI_Request rq;
     tp.ibarrier(&rq);
+    wait_site("a barrier (MPI_Ibarrier)");
     spin_until([&] { return tp.test(&rq); });
     return;
   }
@@ -46,6 +47,7 @@ void sync_barrier_raw() {
   for (int k = 0, d = 1; d < N; k++, d <<= 1) {
     const uint64_t off = rt.meta.barrier + (uint64_t)k * 8;
     tp.store((rt.rank + d) % N, Seg::Meta, off, e);
+    wait_site("a barrier", -1, (rt.rank - d + N) % N);
     spin_until([&] { return tp.load(rt.rank, Seg::Meta, off) >= e; });
   }
 }
@@ -59,6 +61,7 @@ bool sync_barrier_any(bool mine) {
   MPI_Request rq;
   int in = mine ? 1 : 0, out = 0;
   tp.iallreduce_max(&in, &out, &rq);
+  wait_site("a barrier (MPI_Iallreduce)");
   spin_until([&] { return tp.test(&rq); });
   return out != 0;
 }
@@ -71,6 +74,8 @@ void sync_lock_raw(uint32_t id) {
   uint64_t pred = tp.swap(tail_rank(id), Seg::Meta, tail_off(id), me);
   if (pred == 0) return;
   tp.store((int)pred - 1, Seg::Meta, next_off(id), me);
+  wait_site(id == rt.heap_lock ? "the heap lock (loom_alloc, loom_free)" : "loom_lock", id == rt.heap_lock ? -1 : id,
+            (int)pred - 1);
   spin_until([&] { return tp.load(rt.rank, Seg::Meta, locked_off(id)) == 0; });
 }
 
@@ -80,6 +85,7 @@ void sync_unlock_raw(uint32_t id) {
   uint64_t next = tp.load(rt.rank, Seg::Meta, next_off(id));
   if (next == 0) {
     if (tp.cas(tail_rank(id), Seg::Meta, tail_off(id), me, 0) == me) return;  // no successor
+    wait_site("loom_unlock (for the next rank in the lock's queue)", id);
     spin_until([&] { return (next = tp.load(rt.rank, Seg::Meta, next_off(id))) != 0; });
   }
   tp.store((int)next - 1, Seg::Meta, locked_off(id), 0);
@@ -100,6 +106,7 @@ void sync_group_wait(const int* ranks, int n) {
     int j = ranks[i];
     if (j == rt.rank) continue;
     const uint64_t off = rt.meta.barrier + (64 + (uint64_t)j) * 8, want = rt.sync.pair_count[j];
+    wait_site("a group barrier (loom_barrier_wait, loom_barrier_subset)", -1, j);
     spin_until([&] { return tp.load(rt.rank, Seg::Meta, off) >= want; });
   }
 }

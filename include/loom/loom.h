@@ -123,6 +123,7 @@ typedef struct loom_config {
   loom_protocol_t protocol;         /* coherence protocol of blocks allocated without one (LOOM_PROTOCOL) */
   int prefetch;                     /* at barriers, fetch the pages on other hosts this rank keeps reading (LOOM_PREFETCH) */
   int transport;                    /* LOOM_TRANSPORT_AUTO, _RMA (one-sided) or _ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */
+  int hang_timeout;                 /* seconds one wait in Loom may last before every waiting rank reports and the job is aborted; 0 never (LOOM_HANG_TIMEOUT) */
 } loom_config_t;
 
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);

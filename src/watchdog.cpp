@@ -1,0 +1,86 @@
+// The hang watchdog (watchdog.hpp has the contract).
+//
+// How every rank gets to say what it waits in: the rank that times out
+// stores its rank into a word of every other rank's Meta segment (the hang
+// word; a transport store, so it reaches ranks on other hosts through their
+// protocol or progress threads even while their application threads wait),
+// and every waiting rank looks at its own word every 50 ms of waiting.  The
+// reporter then waits two seconds, serving requests, for the others' reports
+// to reach the launcher, and aborts.  Ranks that never report were not
+// waiting in Loom (computing, blocked in a call outside Loom, or gone).
+#include "watchdog.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "runtime.hpp"
+
+namespace loom {
+
+WaitSite g_wait;
+
+namespace {
+
+constexpr uint64_t kHangWord = 250;  // word of the barrier area (runtime.hpp: 194 used)
+uint64_t hang_off() { return rt.meta.barrier + kHangWord * 8; }
+
+double g_last_look = 0;  // when this rank last read its hang word
+bool g_reported = false;
+
+void report(double waited, const char* why) {
+  char host[64] = "?", what[160];
+  gethostname(host, sizeof host - 1);
+  const WaitSite& w = g_wait;
+  int n = std::snprintf(what, sizeof what, "%s", w.what);
+  if (w.id >= 0 && n > 0) n += std::snprintf(what + n, sizeof what - (size_t)n, " %lld", (long long)w.id);
+  if (w.peer >= 0 && n > 0) std::snprintf(what + n, sizeof what - (size_t)n, ", waiting for rank %d", w.peer);
+  std::fprintf(stderr,
+               "loom: hang: rank %d (pid %d on %s) has waited %.1f s in %s (barriers passed: %llu, locks "
+               "held: %d)%s\n",
+               rt.rank, (int)getpid(), host, waited, what, (unsigned long long)rt.st.s.barriers,
+               [] {
+                 int h = 0;
+                 for (uint8_t x : rt.sync.held) h += x;
+                 return h;
+               }(),
+               why);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+void watchdog_poll(double started) {
+  const double t = now();
+  if (!g_reported && t - g_last_look >= 0.05) {
+    g_last_look = t;
+    const uint64_t from = rt.tp.load(rt.rank, Seg::Meta, hang_off());
+    if (from) {
+      char why[96];
+      std::snprintf(why, sizeof why, "; rank %d reported a hang", (int)from - 1);
+      report(t - started, why);
+      g_reported = true;
+    }
+  }
+  if (rt.cfg.hang_timeout <= 0 || t - started < rt.cfg.hang_timeout) return;
+  char why[160];
+  std::snprintf(why, sizeof why, ": longer than LOOM_HANG_TIMEOUT=%d s", rt.cfg.hang_timeout);
+  if (!g_reported) report(t - started, why);  // else it said so when the first report came
+  for (int r = 0; r < rt.nranks; r++)
+    if (r != rt.rank) rt.tp.store(r, Seg::Meta, hang_off(), (uint64_t)rt.rank + 1);
+  rt.tp.flush();
+  for (double until = now() + 2.0; now() < until;) {  // the others report
+    rt.tp.serve_while_waiting();
+    usleep(1000);
+  }
+  std::fprintf(stderr,
+               "loom: hang: the job is aborted.  The ranks above were waiting in Loom; a rank not listed was "
+               "computing or blocked outside Loom.  Look for a collective call one rank does not make, or a "
+               "barrier entered while holding a lock another rank waits for.\n");
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 72);
+  std::abort();
+}
+
+}  // namespace loom

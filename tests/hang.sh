@@ -1,0 +1,27 @@
+#!/bin/sh
+# hang.sh MODE LAUNCH...: run "LAUNCH hang-binary MODE" with
+# LOOM_HANG_TIMEOUT=2 (3 or more ranks) and check that the job ends within 20 s with a
+# non-zero status, that every rank waiting in Loom reported what it waits in,
+# and that the job said it was aborted (tests/hang.c has the two deadlocks).
+mode=$1; shift
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+start=$(date +%s%N)
+LOOM_HANG_TIMEOUT=2 timeout 60 "$@" "$mode" >"$out" 2>&1
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+cat "$out"
+echo "hang.sh: $mode: exit status $rc after $ms ms"
+[ "$rc" -ne 0 ] || { echo "FAIL: the job exited 0"; exit 1; }
+[ "$rc" -ne 124 ] || { echo "FAIL: the job still ran after 60 s"; exit 1; }
+[ "$ms" -le 20000 ] || { echo "FAIL: the job took $ms ms to end (limit 20 s)"; exit 1; }
+if grep -q "got past" "$out"; then echo "FAIL: a rank got past the deadlock"; exit 1; fi
+grep -q "loom: hang: the job is aborted" "$out" || { echo "FAIL: no abort message"; exit 1; }
+need() { grep -q "loom: hang: rank $1 .* in $2" "$out" || { echo "FAIL: rank $1 did not report waiting in $2"; exit 1; }; }
+if [ "$mode" = collective ]; then
+  need 1 "a barrier"; need 2 "a barrier"
+  if grep -q "loom: hang: rank 0 " "$out"; then echo "FAIL: rank 0 was not waiting in Loom"; exit 1; fi
+else
+  need 0 "a barrier"; need 2 "a barrier"; need 1 "loom_lock 3, waiting for rank 0"
+fi
+echo "hang.sh: $mode: ok"
