@@ -114,6 +114,8 @@ const Case kCases[] = {
     {"LOOM_PRINT_CONFIG", "1", [](const loom_config_t& c) { return c.print_config == 1; }, {"2", "yes please", ""}},
     {"LOOM_CLOCK_SKEW_NS", "-2500", [](const loom_config_t& c) { return c.clock_skew_ns == -2500; },
      {"1.5", "9999999999999", "", "ns"}},
+    {"LOOM_HANG_TIMEOUT", "30", [](const loom_config_t& c) { return c.hang_timeout == 30; },
+     {"-1", "1000001", "soon", "", "2.5"}},
 };
 
 void test_parse_one() {
@@ -198,6 +200,7 @@ void test_defaults_and_validate() {
   CHECK(rejected([](loom_config_t& c) { c.unit_pages = 0; }, "LOOM_UNIT_PAGES"));
   CHECK(rejected([](loom_config_t& c) { c.unit_pages = 2000; }, "LOOM_UNIT_PAGES"));
   CHECK(rejected([](loom_config_t& c) { c.locks = 0; }, "LOOM_LOCKS"));
+  CHECK(rejected([](loom_config_t& c) { c.hang_timeout = -5; }, "LOOM_HANG_TIMEOUT"));
   CHECK(rejected([](loom_config_t& c) { c.locks = (1u << 20) + 1; }, "LOOM_LOCKS"));
   CHECK(rejected([](loom_config_t& c) { c.home_policy = LOOM_HOME_EXPLICIT; }, "LOOM_HOME"));
   CHECK(rejected([](loom_config_t& c) { c.base_address = 0x1001; }, "LOOM_BASE"));
@@ -237,6 +240,7 @@ void test_print() {
   CHECK(config_parse_one(&c, "LOOM_MIGRATE", "1").is_ok());
   CHECK(config_parse_one(&c, "LOOM_PREFETCH", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_PROTOCOL", "ERC-Invalidate").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_HANG_TIMEOUT", "45").is_ok());
 
   char buf[8192];
   size_t n = config_print(&c, buf, sizeof buf);
@@ -246,7 +250,8 @@ void test_print() {
                         "LOOM_LOCAL_MAP=0", "LOOM_PROGRESS=1", "LOOM_STATS=1", "LOOM_STATS_FILE=/tmp/s_%r.json",
                         "LOOM_BASE=0x300000000000", "LOOM_SPIN=4321", "LOOM_LOG_ERRORS=0",
                         "LOOM_CLOCK_SKEW_NS=1234", "LOOM_PRINT_CONFIG=1",
-                        "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_PROTOCOL=erc-invalidate"};
+                        "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_PROTOCOL=erc-invalidate",
+                        "LOOM_HANG_TIMEOUT=45"};
   for (const char* w : want) {
     bool found = std::strstr(buf, w) != nullptr;
     CHECK(found);
@@ -283,7 +288,7 @@ void test_from_env() {
   const char* names[] = {"LOOM_MEM_SIZE", "LOOM_UNIT_PAGES", "LOOM_HOME", "LOOM_LOCKS", "LOOM_LOCAL_MAP",
                          "LOOM_PROGRESS", "LOOM_STATS", "LOOM_STATS_FILE", "LOOM_BASE", "LOOM_SPIN",
                          "LOOM_LOG_ERRORS", "LOOM_PRINT_CONFIG", "LOOM_CLOCK_SKEW_NS",
-                         "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_PREFETCH", "LOOM_PROTOCOL"};
+                         "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_PREFETCH", "LOOM_PROTOCOL", "LOOM_HANG_TIMEOUT"};
   for (const char* n : names) unsetenv(n);
 
   loom_config_t c, d;
