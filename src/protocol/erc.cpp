@@ -39,9 +39,9 @@ uint64_t cs_off(uint64_t p) { return rt.meta.copyset + p * 8; }
 // A page the home writes untrapped (its bit in the old value) is kept only
 // until the next acquire, and the home hears of the join.
 void before_fetch(int h, uint64_t first, uint64_t n) {
-  static std::vector<uint64_t> old;
-  old.resize(n);
-  rt.tp.or_range(h, Seg::Meta, cs_off(first), n, my_bit(), old.data());
+  static uint64_t old[1024];  // n <= LOOM_UNIT_PAGES <= 1024; a fault must not allocate
+  LOOM_ASSERT(n <= 1024);
+  rt.tp.or_range(h, Seg::Meta, cs_off(first), n, my_bit(), old);
   bool told = false;
   for (uint64_t i = 0; i < n; i++) {
     uint8_t& f = rt.pages.flags[first + i];

@@ -56,6 +56,7 @@ struct NoticeRings {
 
   void init(int nranks) {
     outbox.assign(nranks, {});
+    for (auto& box : outbox) box.reserve(kRingEntries);  // faults queue notices (ERC joins) without allocating
     sent.assign(nranks, 0);
     tail.assign(nranks, 0);
     ovf.assign(nranks, 0);

@@ -96,6 +96,12 @@ AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, 
   MPI_Comm_size(comm, &nranks_);
   batch_.assign(nranks_, Batch{});
   acks_.assign(nranks_, 0);
+  // Sized once here: the application thread serves requests from inside the
+  // fault handler (wait_mine), which must not allocate.
+  req_buf_.resize(kMsgWords);
+  app_out_.reserve(kMaxLoads);
+  reqs_.reserve(2 * (size_t)nranks_);
+  or_old_.reserve(1024);
   check(MPI_Comm_dup(comm_, &acomm_), "MPI_Comm_dup");
   if (nranks_ > 1) {
     // The thread takes no asynchronous signals: they stay the application's.

@@ -14,6 +14,8 @@ namespace loom {
 MpiRmaPath::MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size, AppWaiting& waiting,
                        int spin)
     : waiting_(waiting), spin_(spin) {
+  or_buf_.reserve(1024);  // or_range runs in the fault path (ERC joins, n <= LOOM_UNIT_PAGES): no allocation there
+  or_old_.reserve(1024);
   if (meta_size) {
     void* base = nullptr;
     check(MPI_Win_allocate((MPI_Aint)meta_size, 1, MPI_INFO_NULL, comm, &base, &meta_win_), "MPI_Win_allocate");
