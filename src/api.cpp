@@ -190,6 +190,11 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   } else {
     configured = config_from_env(&rt.cfg);
   }
+  if (configured.is_ok() && rt.cfg.checkpoint_every > 0 && !rt.cfg.checkpoint_dir[0])
+    configured = fail(LOOM_ERR_CONFIG, "LOOM_CHECKPOINT_EVERY=%d needs LOOM_CHECKPOINT_DIR (where to write)",
+                      rt.cfg.checkpoint_every);
+  if (configured.is_ok() && (rt.cfg.checkpoint_every > 0 || rt.cfg.restart_dir[0]) && rt.cfg.migrate)
+    configured = fail(LOOM_ERR_CONFIG, "checkpoints (LOOM_CHECKPOINT_EVERY, LOOM_RESTART) do not work with LOOM_MIGRATE=1 yet");
   if (configured.is_ok()) set_log_errors(rt.cfg.log_errors != 0);
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
@@ -217,6 +222,20 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
                  "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP, LOOM_TRANSPORT, LOOM_PROTOCOL, "
                  "LOOM_MIGRATE)"));
 
+  // A restart: the checkpoint names the address and the size.
+  rt.ckpt = CheckpointState{};
+  if (rt.cfg.restart_dir[0]) {
+    uint64_t base = 0, size = 0;
+    Status planned = checkpoint_plan(rt.cfg.restart_dir, &base, &size);
+    if (planned.is_ok() && size != rt.cfg.mem_size)
+      planned = fail(LOOM_ERR_CONFIG, "LOOM_RESTART=%s: the checkpoint has LOOM_MEM_SIZE=%llu; this run %llu",
+                     rt.cfg.restart_dir, (unsigned long long)size, (unsigned long long)rt.cfg.mem_size);
+    if (planned.is_ok() && rt.cfg.base_address && rt.cfg.base_address != base)
+      planned = fail(LOOM_ERR_CONFIG, "LOOM_RESTART=%s: the checkpoint's memory is at 0x%llx, LOOM_BASE says 0x%llx",
+                     rt.cfg.restart_dir, (unsigned long long)base, (unsigned long long)rt.cfg.base_address);
+    LOOM_TRY(agree_ok(planned, "the restart"));
+    rt.cfg.base_address = base;
+  }
   rt.size = rt.cfg.mem_size;
   rt.npages = rt.size / kPage;
   compute_layout();
@@ -226,6 +245,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
   LOOM_TRY(vm_install_handler(proto_fault));
+  if (rt.cfg.restart_dir[0]) LOOM_TRY(agree_ok(checkpoint_restore(rt.cfg.restart_dir), "the restart"));
   stat_clock_init();
   rt.active = true;
   static bool exit_armed = false;
@@ -345,6 +365,22 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
   if (policy == LOOM_HOME_EXPLICIT && (home_rank < 0 || home_rank >= rt.nranks))
     return fail(LOOM_ERR_INVALID, "loom_alloc_collective_at: rank %d is not in 0..%d", home_rank, rt.nranks - 1);
   uint64_t npages = (size + kPage - 1) / kPage;
+  // After a restart the program's collective allocations get, in order,
+  // the saved blocks with their contents (checkpoint.hpp).
+  CheckpointState& ck = rt.ckpt;
+  if (ck.replayed < ck.replay.size()) {
+    const auto b = ck.replay[ck.replayed];
+    if (b.second != npages)
+      return fail(LOOM_ERR_MISMATCH,
+                  "loom_alloc_collective after a restart: allocation %zu asks for %llu pages, the checkpoint's has %llu "
+                  "(make the collective allocations in the same order and sizes as the run that wrote it)",
+                  ck.replayed + 1, (unsigned long long)npages, (unsigned long long)b.second);
+    ck.replayed++;
+    ck.collective.push_back(b);
+    for (uint64_t p = b.first; p < b.first + b.second; p++) rt.pages.flags[p] |= kAlloc;
+    *out = rt.base + b.first * kPage;
+    return Status::ok();
+  }
   // Rank 0 allocates, everyone learns the result (first page, or ~0 on error).
   uint64_t first = ~0ull;
   if (rt.rank == 0) {
@@ -359,6 +395,7 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
   sync_barrier_raw();
   proto_reset_range(first, npages, true, policy, home_rank, protocol);
   sync_barrier_raw();
+  ck.collective.emplace_back(first, npages);
   *out = rt.base + first * kPage;
   return Status::ok();
 }
@@ -489,14 +526,59 @@ loom_status_t loom_free_collective(void* ptr) {
   sync_barrier_raw();
   proto_reset_range(page, n, false, LOOM_HOME_FIRST_TOUCH, -1, rt.cfg.protocol);
   sync_barrier_raw();
+  auto& coll = rt.ckpt.collective;
+  for (size_t i = 0; i < coll.size(); i++)
+    if (coll[i].first == page) {
+      coll.erase(coll.begin() + (ptrdiff_t)i);
+      break;
+    }
   return LOOM_OK;
 }
+
+}  // extern "C"
+
+namespace {
+
+Status checkpoint(const char* dir) {
+  const char* d = dir ? dir : rt.cfg.checkpoint_dir;
+  Status local;
+  if (!d[0]) local = fail(LOOM_ERR_INVALID, "loom_checkpoint: no directory (pass one, or set LOOM_CHECKPOINT_DIR)");
+  else if (std::strlen(d) > 200) local = fail(LOOM_ERR_INVALID, "loom_checkpoint: the directory name is too long");
+  else if (rt.cfg.migrate) local = fail(LOOM_ERR_CONFIG, "loom_checkpoint: not with LOOM_MIGRATE=1 (yet)");
+  else if (rt.sync.barrier_pending) local = fail(LOOM_ERR_BUSY, "loom_checkpoint: a split barrier is pending");
+  else
+    for (uint32_t i = 0; i < rt.cfg.locks; i++)
+      if (rt.sync.held[i]) {
+        local = fail(LOOM_ERR_BUSY, "loom_checkpoint: this rank holds lock %u; checkpoint with no lock held", i);
+        break;
+      }
+  LOOM_TRY(agree_ok(local, "loom_checkpoint"));
+  LOOM_TRY(barrier());  // every diff at its home
+  double t0 = stat_now();
+  Status s = checkpoint_write(d);
+  rt.st.s.t_barrier += stat_now() - t0;
+  return s;
+}
+
+}  // namespace
+
+extern "C" {
+
+loom_status_t loom_checkpoint(const char* dir) {
+  REQUIRE_INIT();
+  return ret(checkpoint(dir));
+}
+
+int loom_restarted(void) { return rt.active && rt.ckpt.restarted ? 1 : 0; }
 
 loom_status_t loom_barrier(void) {
   REQUIRE_INIT();
   if (rt.sync.barrier_pending)
     return ret(fail(LOOM_ERR_BUSY, "loom_barrier: a split barrier is pending on this rank; call loom_barrier_wait first"));
-  return ret(barrier());
+  Status s = barrier();
+  if (s.is_ok() && rt.cfg.checkpoint_every > 0 && ++rt.ckpt.barriers % (uint64_t)rt.cfg.checkpoint_every == 0)
+    s = checkpoint(nullptr);
+  return ret(s);
 }
 
 loom_status_t loom_barrier_arrive(const int* ranks, int n) {

@@ -109,6 +109,28 @@ Status p_sfile(loom_config_t* c, const char* n, const char* v) {
 }
 void w_sfile(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->stats_file); }
 
+Status p_restart(loom_config_t* c, const char* n, const char* v) {
+  if (std::strlen(v) >= sizeof c->restart_dir) return bad(n, v, "a path shorter than 256 bytes");
+  std::snprintf(c->restart_dir, sizeof c->restart_dir, "%s", v);
+  return Status::ok();
+}
+void w_restart(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->restart_dir); }
+
+Status p_ckdir(loom_config_t* c, const char* n, const char* v) {
+  if (std::strlen(v) >= sizeof c->checkpoint_dir) return bad(n, v, "a path shorter than 256 bytes");
+  std::snprintf(c->checkpoint_dir, sizeof c->checkpoint_dir, "%s", v);
+  return Status::ok();
+}
+void w_ckdir(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->checkpoint_dir); }
+
+Status p_ckevery(loom_config_t* c, const char* n, const char* v) {
+  unsigned long long x;
+  if (!parse_uint(v, &x) || x > 1000000000ull) return bad(n, v, "a barrier count from 0 (never) to 1000000000");
+  c->checkpoint_every = (int)x;
+  return Status::ok();
+}
+void w_ckevery(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->checkpoint_every); }
+
 Status p_base(loom_config_t* c, const char* n, const char* v) {
   unsigned long long x;
   if (!parse_uint(v, &x) || (x % kPage)) return bad(n, v, "0 or a page-aligned address such as 0x200000000000");
@@ -224,6 +246,11 @@ const Setting kSettings[] = {
      "reports what it waits in and the job is aborted; 0: never", p_hang, w_hang},
     {"LOOM_STATS", "0", "print per-rank statistics to stderr at finalize", p_stats, w_stats},
     {"LOOM_STATS_FILE", "", "write statistics as JSON to this path at finalize (%r = rank)", p_sfile, w_sfile},
+    {"LOOM_CHECKPOINT_DIR", "", "directory loom_checkpoint(NULL) and LOOM_CHECKPOINT_EVERY write to", p_ckdir, w_ckdir},
+    {"LOOM_CHECKPOINT_EVERY", "0", "checkpoint the global memory at every K-th loom_barrier into LOOM_CHECKPOINT_DIR; 0: never",
+     p_ckevery, w_ckevery},
+    {"LOOM_RESTART", "", "at loom_init, bring the global memory back from the newest checkpoint in this directory",
+     p_restart, w_restart},
     {"LOOM_BASE", "0", "address of the global range (0: agreed at init)", p_base, w_base},
     {"LOOM_SPIN", "50", "polls of a wait loop before it yields the core (a poll is ~50 ns: pause)", p_spin, w_spin},
     {"LOOM_LOG_ERRORS", "1", "log each error once to stderr, where it is detected", p_log, w_log},
@@ -276,6 +303,8 @@ Status config_from_env(loom_config_t* cfg) {
     const char* v = std::getenv(s.name);
     if (v && *v) LOOM_TRY(s.parse(cfg, s.name, v));
     else if (v && !*v && s.parse == p_sfile) cfg->stats_file[0] = 0;
+    else if (v && !*v && s.parse == p_restart) cfg->restart_dir[0] = 0;
+    else if (v && !*v && s.parse == p_ckdir) cfg->checkpoint_dir[0] = 0;
   }
   return config_validate(cfg);
 }
@@ -299,6 +328,7 @@ Status config_validate(const loom_config_t* c) {
   if ((unsigned)c->protocol > kProtocolLast)
     return fail(LOOM_ERR_CONFIG, "LOOM_PROTOCOL=%d must be hlrc (0), erc-invalidate (1) or erc-update (2)", (int)c->protocol);
   if (c->progress_thread < -1 || c->progress_thread > 1) return fail(LOOM_ERR_CONFIG, "LOOM_PROGRESS must be auto, 0 or 1");
+  if (c->checkpoint_every < 0) return fail(LOOM_ERR_CONFIG, "LOOM_CHECKPOINT_EVERY must be >= 0");
   if (c->hang_timeout < 0 || c->hang_timeout > 1000000)
     return fail(LOOM_ERR_CONFIG, "LOOM_HANG_TIMEOUT=%d must be 0 (never) to 1000000 seconds", c->hang_timeout);
   return Status::ok();

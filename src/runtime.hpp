@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "checkpoint.hpp"
 #include "config.hpp"
 #include "loom/loom.h"
 #include "protocol/erc.hpp"
@@ -70,6 +71,7 @@ struct Runtime {
   Migration mig;         // protocol/migrate.cpp
   SyncState sync;        // sync.cpp (and clock.cpp's sequence)
   Stats st;              // stats.hpp, bumped by every layer
+  CheckpointState ckpt;  // checkpoint.cpp (collective blocks in order, restart replay)
 };
 
 extern Runtime rt;

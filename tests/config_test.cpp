@@ -116,6 +116,12 @@ const Case kCases[] = {
      {"1.5", "9999999999999", "", "ns"}},
     {"LOOM_HANG_TIMEOUT", "30", [](const loom_config_t& c) { return c.hang_timeout == 30; },
      {"-1", "1000001", "soon", "", "2.5"}},
+    {"LOOM_CHECKPOINT_EVERY", "10", [](const loom_config_t& c) { return c.checkpoint_every == 10; },
+     {"-1", "often", "", "1000000001"}},
+    {"LOOM_CHECKPOINT_DIR", "/tmp/ck", [](const loom_config_t& c) { return std::strcmp(c.checkpoint_dir, "/tmp/ck") == 0; },
+     {nullptr}},
+    {"LOOM_RESTART", "/tmp/ck", [](const loom_config_t& c) { return std::strcmp(c.restart_dir, "/tmp/ck") == 0; },
+     {nullptr}},
 };
 
 void test_parse_one() {
@@ -241,6 +247,9 @@ void test_print() {
   CHECK(config_parse_one(&c, "LOOM_PREFETCH", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_PROTOCOL", "ERC-Invalidate").is_ok());
   CHECK(config_parse_one(&c, "LOOM_HANG_TIMEOUT", "45").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_CHECKPOINT_DIR", "/tmp/ckd").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_CHECKPOINT_EVERY", "7").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_RESTART", "/tmp/rsd").is_ok());
 
   char buf[8192];
   size_t n = config_print(&c, buf, sizeof buf);
@@ -251,7 +260,8 @@ void test_print() {
                         "LOOM_BASE=0x300000000000", "LOOM_SPIN=4321", "LOOM_LOG_ERRORS=0",
                         "LOOM_CLOCK_SKEW_NS=1234", "LOOM_PRINT_CONFIG=1",
                         "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_PROTOCOL=erc-invalidate",
-                        "LOOM_HANG_TIMEOUT=45"};
+                        "LOOM_HANG_TIMEOUT=45", "LOOM_CHECKPOINT_DIR=/tmp/ckd", "LOOM_CHECKPOINT_EVERY=7",
+                        "LOOM_RESTART=/tmp/rsd"};
   for (const char* w : want) {
     bool found = std::strstr(buf, w) != nullptr;
     CHECK(found);
@@ -288,7 +298,8 @@ void test_from_env() {
   const char* names[] = {"LOOM_MEM_SIZE", "LOOM_UNIT_PAGES", "LOOM_HOME", "LOOM_LOCKS", "LOOM_LOCAL_MAP",
                          "LOOM_PROGRESS", "LOOM_STATS", "LOOM_STATS_FILE", "LOOM_BASE", "LOOM_SPIN",
                          "LOOM_LOG_ERRORS", "LOOM_PRINT_CONFIG", "LOOM_CLOCK_SKEW_NS",
-                         "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_PREFETCH", "LOOM_PROTOCOL", "LOOM_HANG_TIMEOUT"};
+                         "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_PREFETCH", "LOOM_PROTOCOL", "LOOM_HANG_TIMEOUT",
+                         "LOOM_CHECKPOINT_DIR", "LOOM_CHECKPOINT_EVERY", "LOOM_RESTART"};
   for (const char* n : names) unsetenv(n);
 
   loom_config_t c, d;

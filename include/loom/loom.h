@@ -124,6 +124,9 @@ typedef struct loom_config {
   int prefetch;                     /* at barriers, fetch the pages on other hosts this rank keeps reading (LOOM_PREFETCH) */
   int transport;                    /* LOOM_TRANSPORT_AUTO, _RMA (one-sided) or _ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */
   int hang_timeout;                 /* seconds one wait in Loom may last before every waiting rank reports and the job is aborted; 0 never (LOOM_HANG_TIMEOUT) */
+  char restart_dir[256];            /* restore the global memory from the newest checkpoint in this directory at init (LOOM_RESTART) */
+  char checkpoint_dir[256];         /* where loom_checkpoint(NULL) and LOOM_CHECKPOINT_EVERY write (LOOM_CHECKPOINT_DIR) */
+  int checkpoint_every;             /* checkpoint at every K-th loom_barrier; 0 never (LOOM_CHECKPOINT_EVERY) */
 } loom_config_t;
 
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);
@@ -196,6 +199,21 @@ LOOM_API loom_status_t loom_barrier_subset(const int *ranks, int n);
  * diffs until it calls in; loom_poll is a cheap way to call in.  Direct
  * peers never need it.  The time is accounted as polling. */
 LOOM_API loom_status_t loom_poll(void);
+
+/* Checkpoint and restart (collective).  loom_checkpoint is a barrier that
+ * also writes the global memory to `dir` (NULL: LOOM_CHECKPOINT_DIR): every
+ * rank the home pages it holds and the directory entries it owns, rank 0
+ * the heap table; each file written, synced and renamed, then a LATEST file
+ * names the complete checkpoint, so a run killed mid-way keeps the previous
+ * one.  No lock may be held.  With LOOM_RESTART=dir, loom_init brings the
+ * global memory back at the same address (same rank count and
+ * LOOM_MEM_SIZE); loom_restarted() then returns 1, and the program's
+ * collective allocations, made again in the same order with the same
+ * sizes, return the saved blocks with their contents instead of new ones
+ * (the program reads its own saved iteration from them).  Blocks from
+ * loom_alloc are restored as they were (pointers to them stay valid). */
+LOOM_API loom_status_t loom_checkpoint(const char *dir);
+LOOM_API int loom_restarted(void);
 
 /* SCASH's update: at this rank's next release (barrier, unlock, split
  * barrier arrive), the pages of [ptr, ptr+len) are brought up to date on
