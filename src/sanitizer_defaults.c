@@ -16,6 +16,8 @@
  * global memory into page fetches, so the sanitizer must let the program
  * install that handler, and every report must end the process with a nonzero
  * status so that a test fails. */
+#include <stdlib.h>
+
 #if defined(__SANITIZE_ADDRESS__)
 /* allow_user_segv_handler=1: ASan installs its own SIGSEGV handler first and
  *   lets Loom's replace it; Loom keeps ASan's as the previous handler and
@@ -64,4 +66,15 @@ const char* __tsan_default_suppressions(void) { return "signal:on_segv\nrace:lib
  * UCX_MEM_EVENTS when its libraries load, before any code of the program
  * runs, so a program under TSan needs UCX_MEM_EVENTS=no in its environment
  * (the tests set it; tests/CMakeLists.txt). */
+
+/* TSan ends the process ("mmap at bad address") when a mapping would land
+ * outside its application ranges.  Loom's first choice of address for the
+ * global range is the kernel's, which is inside them; its fallbacks
+ * (0x100000000000 + k * 0x80000000000, tried when that address is not free
+ * on every rank) are all outside, so a rank would die instead of trying the
+ * next.  Loom reads LOOM_BASE in loom_init, after this runs: unless the user
+ * set it, pin the global range at 256 GiB, in the low application range
+ * (free in a TSan process: its heap and the libraries are far above), for
+ * global memory up to 256 GiB. */
+__attribute__((constructor)) static void loom_tsan_base(void) { setenv("LOOM_BASE", "0x4000000000", 0); }
 #endif
