@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Set up, build, and run every test: unit tests, the multi-rank suite on 2, 3
 # and 4 ranks under every transport and protocol, and (as root, with network
-# namespaces; skipped otherwise) the suite across emulated hosts.
+# namespaces; skipped otherwise) the suite across emulated hosts; then, on a
+# full run with MPICH (no ctest arguments), the sanitizer builds
+# (scripts/sanitize.sh: ASan+UBSan and TSan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Open MPI's osc/ucx prints a harmless error when UCX has no transport.
 [ "${LOOM_MPI:-mpich}" = openmpi ] && export OMPI_MCA_osc=${OMPI_MCA_osc:-^ucx}
 scripts/setup.sh
-cd "${BUILD_DIR:-build}"
-ctest --output-on-failure --timeout 300 -j 1 "$@"
+(cd "${BUILD_DIR:-build}" && ctest --output-on-failure --timeout 300 -j 1 "$@")
+if [ $# -eq 0 ] && [ "${LOOM_MPI:-mpich}" = mpich ]; then
+  scripts/sanitize.sh
+fi

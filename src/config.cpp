@@ -149,7 +149,6 @@ void w_spin(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d
 
 Status p_log(loom_config_t* c, const char* n, const char* v) {
   if (!parse_bool(v, &c->log_errors)) return bad(n, v, "0 or 1");
-  set_log_errors(c->log_errors != 0);
   return Status::ok();
 }
 void w_log(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->log_errors); }

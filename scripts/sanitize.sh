@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds Loom under the sanitizers and runs the core of the multi-rank suite
+# and the fuzzers there (docs/ARCHITECTURE.md, "Sanitizer builds and
+# fuzzers").  Run by scripts/test.sh after the main suite; needs the MPI of
+# scripts/setup.sh (.venv, or LOOM_VENV).
+#   address: build-asan/ (ASan+UBSan): mr_coherence, mr_locks, mr_atomics,
+#            mr_protocols, mr_alloc at 2 and 3 ranks on every transport (map,
+#            mpi, async, auto), default protocol; the fuzzers; the canaries.
+#   thread:  build-tsan/ (TSan): the same five at 2 ranks on the async
+#            transport (the protocol thread against the program's); the
+#            canary.  The fuzzers are built but not run: they have one
+#            thread, so TSan has nothing to check and only slows them ~7x.
+# Only the library and these tests are built.  Any sanitizer report fails
+# its test (nonzero exit), and the canaries check that it does.
+# Usage: scripts/sanitize.sh [address] [thread]   (default: both)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=${LOOM_VENV:-$PWD/.venv}
+if [ ! -x "$venv/bin/mpicc" ]; then
+  echo "sanitize: no MPI in $venv; run scripts/setup.sh first" >&2
+  exit 1
+fi
+kinds=("$@")
+[ ${#kinds[@]} -eq 0 ] && kinds=(address thread)
+gen=()
+command -v ninja >/dev/null && gen=(-G Ninja)
+core="mr_coherence|mr_locks|mr_atomics|mr_protocols|mr_alloc"
+targets=(mr_coherence mr_locks mr_atomics mr_protocols mr_alloc fuzz_diff fuzz_config sanitizer_canary)
+
+for kind in "${kinds[@]}"; do
+  case "$kind" in
+    address) dir=build-asan; tests="^(mr\.($core)\.np[23]\.(map|mpi|async|auto)\.hlrc|unit\.fuzz_.*|san\.canary\..*)\$" ;;
+    thread) dir=build-tsan; tests="^(mr\.($core)\.np2\.async\.hlrc|san\.canary\..*)\$" ;;
+    *) echo "sanitize: $kind: expected address or thread" >&2; exit 2 ;;
+  esac
+  start=$SECONDS
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_HOME="$venv" -DLOOM_SANITIZE="$kind" \
+      -DLOOM_BUILD_BENCH=OFF -DLOOM_BUILD_APPS=OFF -DLOOM_TEST_CLUSTER=OFF >/dev/null
+  fi
+  cmake --build "$dir" -j "$(nproc)" --target "${targets[@]}" >/dev/null
+  echo "sanitize: built $dir ($kind) in $((SECONDS - start)) s"
+  (cd "$dir" && ctest --output-on-failure --timeout 300 -j 1 -R "$tests")
+  echo "sanitize: $kind done in $((SECONDS - start)) s"
+done
