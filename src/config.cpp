@@ -102,24 +102,26 @@ Status p_stats(loom_config_t* c, const char* n, const char* v) {
 }
 void w_stats(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->stats); }
 
-Status p_sfile(loom_config_t* c, const char* n, const char* v) {
-  if (std::strlen(v) >= sizeof c->stats_file) return bad(n, v, "a path shorter than 256 bytes");
-  std::snprintf(c->stats_file, sizeof c->stats_file, "%s", v);
+// A path: shorter than the field, and no control characters (a newline
+// would break the printed configuration's one line per setting).
+Status path_into(char* dst, size_t size, const char* n, const char* v) {
+  if (std::strlen(v) >= size) return bad(n, v, "a path shorter than 256 bytes");
+  for (const char* p = v; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) return bad(n, v, "a path without control characters");
+  std::snprintf(dst, size, "%s", v);
   return Status::ok();
 }
+
+Status p_sfile(loom_config_t* c, const char* n, const char* v) { return path_into(c->stats_file, sizeof c->stats_file, n, v); }
 void w_sfile(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->stats_file); }
 
 Status p_restart(loom_config_t* c, const char* n, const char* v) {
-  if (std::strlen(v) >= sizeof c->restart_dir) return bad(n, v, "a path shorter than 256 bytes");
-  std::snprintf(c->restart_dir, sizeof c->restart_dir, "%s", v);
-  return Status::ok();
+  return path_into(c->restart_dir, sizeof c->restart_dir, n, v);
 }
 void w_restart(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->restart_dir); }
 
 Status p_ckdir(loom_config_t* c, const char* n, const char* v) {
-  if (std::strlen(v) >= sizeof c->checkpoint_dir) return bad(n, v, "a path shorter than 256 bytes");
-  std::snprintf(c->checkpoint_dir, sizeof c->checkpoint_dir, "%s", v);
-  return Status::ok();
+  return path_into(c->checkpoint_dir, sizeof c->checkpoint_dir, n, v);
 }
 void w_ckdir(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->checkpoint_dir); }
 

@@ -100,7 +100,7 @@ const Case kCases[] = {
     {"LOOM_PROGRESS", "1", [](const loom_config_t& c) { return c.progress_thread == 1; }, {"2", "sometimes", "", "-1"}},
     {"LOOM_STATS", "1", [](const loom_config_t& c) { return c.stats == 1; }, {"2", "maybe", "", "-1"}},
     {"LOOM_STATS_FILE", "/tmp/loom_%r.json",
-     [](const loom_config_t& c) { return std::strcmp(c.stats_file, "/tmp/loom_%r.json") == 0; }, {nullptr}},
+     [](const loom_config_t& c) { return std::strcmp(c.stats_file, "/tmp/loom_%r.json") == 0; }, {"/tmp/a\nb", "\t"}},
     {"LOOM_BASE", "0x300000000000", [](const loom_config_t& c) { return c.base_address == 0x300000000000ull; },
      {"0x1001", "4095", "somewhere", "-4096", " -4096"}},
     {"LOOM_SPIN", "5000", [](const loom_config_t& c) { return c.spin == 5000; }, {"-1", "100000001", "fast", ""}},

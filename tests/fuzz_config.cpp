@@ -12,12 +12,12 @@
 // config_print, so a new setting is fuzzed without editing this file) to
 // values mixing good ones, edge cases and noise, and checks:
 //  - config_from_env returns OK with a configuration that config_validate
-//    accepts (and LOOM_STATS_FILE's path whole), or LOOM_ERR_CONFIG with a message naming the first variable
+//    accepts (and the paths whole), or LOOM_ERR_CONFIG with a message naming the first variable
 //    (in table order) whose value config_parse_one rejects, else a variable
 //    that was set (a cross-field check);
 //  - config_parse_one leaves the struct untouched when it rejects a value;
-//  - config_print round-trips (unless LOOM_STATS_FILE holds a newline, which
-//    no line format can show): its LOOM_X=value lines, parsed back with
+//  - config_print round-trips (paths take no control characters, so every
+//    value is one line): its LOOM_X=value lines, parsed back with
 //    config_parse_one onto the defaults, give the same configuration;
 //  - config_print into a buffer of any size writes within it, stays
 //    NUL-terminated and returns the full length;
@@ -231,10 +231,12 @@ void one_iteration(Rng& g, const std::vector<std::string>& names) {
   if (st.is_ok()) {
     REQUIRE(first_bad.empty());
     REQUIRE(loom::config_validate(&c).is_ok());
-    for (auto& p : set)  // a path is kept whole, never cut to fit its field
+    for (auto& p : set) {  // a path is kept whole, never cut to fit its field
       if (names[p.first] == "LOOM_STATS_FILE") REQUIRE(p.second == c.stats_file);
-    // A path with a newline cannot be one line of config_print.
-    if (!std::strchr(c.stats_file, '\n')) REQUIRE(round_trip(c));
+      if (names[p.first] == "LOOM_CHECKPOINT_DIR") REQUIRE(p.second == c.checkpoint_dir);
+      if (names[p.first] == "LOOM_RESTART") REQUIRE(p.second == c.restart_dir);
+    }
+    REQUIRE(round_trip(c));  // paths take no control characters, so every value is one line
     check_print_sizes(g, c);
   } else {
     REQUIRE(st.code() == LOOM_ERR_CONFIG);
