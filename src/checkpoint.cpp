@@ -151,7 +151,13 @@ Status checkpoint_write(const char* dir) {
     LOOM_TRY(write_all(fd, pt.mode.data(), rt.npages, path));
     if (!coll.empty()) LOOM_TRY(write_all(fd, coll.data(), coll.size() * sizeof coll[0], path));
     if (!homes.empty()) LOOM_TRY(write_all(fd, homes.data(), homes.size() * 8, path));
-    for (uint64_t p : homes) LOOM_TRY(write_all(fd, slot(p), kPage, path));
+    // Runs of consecutive pages in one write each (the self view is contiguous).
+    for (size_t i = 0; i < homes.size();) {
+      size_t j = i + 1;
+      while (j < homes.size() && homes[j] == homes[j - 1] + 1) j++;
+      LOOM_TRY(write_all(fd, slot(homes[i]), (j - i) * kPage, path));
+      i = j;
+    }
     return Status::ok();
   });
   // Every rank's file is in place before LATEST names them.
@@ -219,10 +225,14 @@ Status checkpoint_restore(const char* dir) {
     if (h.ncoll) LOOM_TRY(read_all(fd, rt.ckpt.replay.data(), h.ncoll * sizeof rt.ckpt.replay[0], path));
     std::vector<uint64_t> homes(h.nhome);
     if (h.nhome) LOOM_TRY(read_all(fd, homes.data(), h.nhome * 8, path));
-    for (uint64_t p : homes) {
-      if (p >= rt.npages) return fail(LOOM_ERR_CONFIG, "checkpoint: %s names page %llu", path.c_str(), (unsigned long long)p);
-      LOOM_TRY(read_all(fd, slot(p), kPage, path));
-      pt.home[p] = (int16_t)rt.rank;
+    for (size_t i = 0; i < homes.size();) {
+      size_t j = i + 1;
+      while (j < homes.size() && homes[j] == homes[j - 1] + 1) j++;
+      if (homes[j - 1] >= rt.npages)
+        return fail(LOOM_ERR_CONFIG, "checkpoint: %s names page %llu", path.c_str(), (unsigned long long)homes[j - 1]);
+      LOOM_TRY(read_all(fd, slot(homes[i]), (j - i) * kPage, path));
+      for (size_t k = i; k < j; k++) pt.home[homes[k]] = (int16_t)rt.rank;
+      i = j;
     }
     return Status::ok();
   }();
