@@ -118,7 +118,7 @@ Status agree_ok(Status mine, const char* step) {
   MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
   msg[sizeof msg - 1] = 0;
   if (!mine.is_ok()) return mine;
-  return fail((loom_status_t)code, "loom_init: %s failed on rank %d: %s", step, first, msg);
+  return fail((loom_status_t)code, "%s failed on rank %d: %s", step, first, msg);
 }
 
 // A rank that ends (exit, or a return from main) while Loom is active
@@ -213,7 +213,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &rt.nranks);
   set_log_rank(rt.rank);
-  LOOM_TRY(agree_ok(configured, "the configuration"));
+  LOOM_TRY(agree_ok(configured, "loom_init: the configuration"));
   if (rt.nranks > kMaxRanks)
     return fail(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
   uint64_t shape[7] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
@@ -233,19 +233,19 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     if (planned.is_ok() && rt.cfg.base_address && rt.cfg.base_address != base)
       planned = fail(LOOM_ERR_CONFIG, "LOOM_RESTART=%s: the checkpoint's memory is at 0x%llx, LOOM_BASE says 0x%llx",
                      rt.cfg.restart_dir, (unsigned long long)base, (unsigned long long)rt.cfg.base_address);
-    LOOM_TRY(agree_ok(planned, "the restart"));
+    LOOM_TRY(agree_ok(planned, "loom_init: the restart"));
     rt.cfg.base_address = base;
   }
   rt.size = rt.cfg.mem_size;
   rt.npages = rt.size / kPage;
   compute_layout();
-  LOOM_TRY(agree_ok(init_local(), "the local setup"));
+  LOOM_TRY(agree_ok(init_local(), "loom_init: the local setup"));
   TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread, rt.cfg.transport,
                       rt.cfg.spin};
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
   LOOM_TRY(vm_install_handler(proto_fault));
-  if (rt.cfg.restart_dir[0]) LOOM_TRY(agree_ok(checkpoint_restore(rt.cfg.restart_dir), "the restart"));
+  if (rt.cfg.restart_dir[0]) LOOM_TRY(agree_ok(checkpoint_restore(rt.cfg.restart_dir), "loom_init: the restart"));
   stat_clock_init();
   rt.active = true;
   static bool exit_armed = false;
