@@ -41,6 +41,14 @@ const char* par_build(void); /* "loom" or "threads" */
 void* par_alloc(size_t bytes); /* collective: same pointer on every worker, zeroed */
 void par_free(void* p);        /* collective */
 void par_barrier(void);
+/* Collective: a barrier that also checkpoints the shared memory (loom:
+ * loom_checkpoint into LOOM_CHECKPOINT_DIR; threads: a barrier).  After a
+ * restart (loom: LOOM_RESTART), par_restarted() is 1 and the par_alloc calls,
+ * made again in the same order, return the saved blocks with their data. */
+void par_checkpoint(void);
+int par_restarted(void);
+/* Testing checkpoints: the calling worker's process dies (SIGKILL). */
+void par_die(void);
 void par_lock(int id);
 void par_unlock(int id);
 double par_time(void); /* seconds, monotonic */

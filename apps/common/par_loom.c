@@ -1,5 +1,7 @@
 /* The loom build of the portability layer: one MPI process per worker, Loom
  * memory, Loom barriers and locks. */
+#include <signal.h>
+#include <unistd.h>
 #include <loom/loom.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -58,6 +60,19 @@ void par_free(void* p) {
 void par_barrier(void) {
   loom_status_t s = loom_barrier();
   if (s != LOOM_OK) die("par_barrier", s);
+}
+
+void par_checkpoint(void) {
+  loom_status_t s = loom_checkpoint(NULL);
+  if (s != LOOM_OK) die("par_checkpoint", s);
+}
+
+int par_restarted(void) { return loom_restarted(); }
+
+void par_die(void) {
+  fflush(stdout);
+  fflush(stderr);
+  kill(getpid(), SIGKILL);
 }
 
 void par_lock(int id) {

@@ -9,6 +9,15 @@
  * number of iterations made in the same program.
  *
  *   sor [--n 1026] [--iters 2000] [--tol 1e-6] [--omega 1.9] [--check 10] [--corrupt]
+ *       [--ckpt K] [--die-at K]
+ *
+ * --ckpt K checkpoints the shared memory after every K-th iteration
+ * (par_checkpoint; loom: into LOOM_CHECKPOINT_DIR); --die-at K kills the
+ * last worker after iteration K.  Run again with LOOM_RESTART, the program
+ * gets its grid back and continues after the saved iteration; the
+ * validation (a sequential run of the same iterations, bit for bit) then
+ * checks that the restarted run computed exactly what an uninterrupted one
+ * does (tests/checkpoint_app.sh).
  */
 #include <math.h>
 #include <stdio.h>
@@ -51,21 +60,28 @@ static int worker(int argc, char** argv) {
   const double omega = par_arg_double(argc, argv, "omega", 1.9);
   const int check = par_arg_int(argc, argv, "check", 10);
   const int corrupt = par_arg_flag(argc, argv, "corrupt");
+  const int ckpt = par_arg_int(argc, argv, "ckpt", 0), die_at = par_arg_int(argc, argv, "die-at", -1);
   const int id = par_id(), nw = par_nworkers();
   const int r0 = (int)((long)n * id / nw), r1 = (int)((long)n * (id + 1) / nw);
 
   double* g = (double*)par_alloc((size_t)n * n * sizeof(double));
   double* resid = (double*)par_alloc((size_t)nw * 64); /* one cache line per worker */
-  /* Each worker initializes its own rows (first touch places them). */
-  for (int i = r0; i < r1; i++) memset(g + (size_t)i * n, 0, (size_t)n * sizeof(double));
-  par_barrier(); /* the boundary crosses every worker's rows */
-  if (id == 0) boundary(g, n);
+  volatile int* done = (volatile int*)par_alloc(64);   /* iterations completed (checkpoints) */
+  const int first = par_restarted() ? done[0] + 1 : 1;
+  if (first == 1) {
+    /* Each worker initializes its own rows (first touch places them). */
+    for (int i = r0; i < r1; i++) memset(g + (size_t)i * n, 0, (size_t)n * sizeof(double));
+    par_barrier(); /* the boundary crosses every worker's rows */
+    if (id == 0) boundary(g, n);
+  } else if (id == 0) {
+    fprintf(stderr, "sor: restarted after iteration %d\n", first - 1);
+  }
   par_barrier();
 
   par_region_begin();
   int it = 0;
   double res = 0;
-  for (it = 1; it <= max_iters; it++) {
+  for (it = first; it <= max_iters; it++) {
     double d = sweep(g, n, r0, r1, 0, omega);
     par_barrier();
     /* --corrupt: the last worker skips its first row in one sweep, so the
@@ -84,6 +100,11 @@ static int worker(int argc, char** argv) {
     } else {
       par_barrier();
     }
+    if (ckpt > 0 && it % ckpt == 0) {
+      if (id == 0) done[0] = it;
+      par_checkpoint();
+    }
+    if (it == die_at && id == nw - 1) par_die();
   }
   if (it > max_iters) it = max_iters;
   par_region_end();
@@ -106,6 +127,7 @@ static int worker(int argc, char** argv) {
   }
   snprintf(extra, sizeof extra, "\"n\": %d, \"iterations\": %d, \"residual\": %.3e", n, it, res);
   par_report("sor", valid, extra);
+  par_free((void*)done);
   par_free(resid);
   par_free(g);
   return 0;
