@@ -5,9 +5,21 @@
 # checkpoint with LOOM_RESTART.  The killed run must fail, the restart must
 # say it resumed at sweep 10, and its checksum must equal the uninterrupted
 # run's: the final grid is bit-identical.
+#
+# checkpoint.sh every LAUNCH...: the same with no loom_checkpoint call but
+# LOOM_CHECKPOINT_EVERY=4 (a checkpoint inside every 4th loom_barrier: one
+# at the start, then one per sweep, so the 12th is sweep 10's, taken before
+# rank 0 records sweep 10 as done; the restart redoes sweep 10 from its
+# unchanged source grid and must still end bit-identical).
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 args="200 30 5"
+resume="restarted at sweep 10"
+if [ "$1" = every ]; then
+  shift
+  args="200 30 0"
+  export LOOM_CHECKPOINT_EVERY=4
+fi
 export LOOM_CHECKPOINT_DIR="$dir/a"
 timeout 60 "$@" $args -1 >"$dir/one.out" 2>&1 || { cat "$dir/one.out"; echo "FAIL: the uninterrupted run failed"; exit 1; }
 cat "$dir/one.out"
@@ -16,7 +28,7 @@ timeout 60 "$@" $args 12 >"$dir/killed.out" 2>&1 && { cat "$dir/killed.out"; ech
 grep "dies after sweep 12" "$dir/killed.out" || { cat "$dir/killed.out"; echo "FAIL: no rank died"; exit 1; }
 LOOM_RESTART="$dir/b" timeout 60 "$@" $args -1 >"$dir/restart.out" 2>&1 || { cat "$dir/restart.out"; echo "FAIL: the restarted run failed"; exit 1; }
 cat "$dir/restart.out"
-grep -q "restarted at sweep 10" "$dir/restart.out" || { echo "FAIL: the restart did not resume at sweep 10"; exit 1; }
+grep -q "$resume" "$dir/restart.out" || { echo "FAIL: expected \"$resume\""; exit 1; }
 one=$(grep -o 'checksum [0-9a-f]*' "$dir/one.out")
 two=$(grep -o 'checksum [0-9a-f]*' "$dir/restart.out")
 [ -n "$one" ] && [ "$one" = "$two" ] || { echo "FAIL: $one (uninterrupted) != $two (restarted)"; exit 1; }
