@@ -251,6 +251,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   static bool exit_armed = false;
   if (!exit_armed) exit_armed = std::atexit(exit_without_finalize) == 0;
   g_init_pid = getpid();
+  intercept_publish_range(rt.base, rt.size);
   if (rt.cfg.print_config && rt.rank == 0) {
     char buf[8192];
     config_print(&rt.cfg, buf, sizeof buf);
@@ -423,6 +424,7 @@ loom_status_t loom_finalize(void) {
   REQUIRE_INIT();
   Status s = barrier();
   stats_finalize_report();
+  intercept_publish_range(nullptr, 0);
   rt.active = false;
   lift_state();
   rt.finalized = true;

@@ -60,22 +60,46 @@
 #include "runtime.hpp"
 
 namespace loom {
+
+namespace {
+std::atomic<uintptr_t> g_lo{0}, g_hi{0};  // the published range; empty when Loom is not active
+}  // namespace
+
+void intercept_publish_range(const uint8_t* base, uint64_t size) {
+  if (!base) {  // withdraw: empty first, so no reader sees a half-cleared range as live
+    g_hi.store(0, std::memory_order_release);
+    g_lo.store(0, std::memory_order_release);
+    return;
+  }
+  g_lo.store((uintptr_t)base, std::memory_order_release);
+  g_hi.store((uintptr_t)base + size, std::memory_order_release);
+}
+
+bool intercept_in_range(const void* p) {
+  const uintptr_t a = (uintptr_t)p, hi = g_hi.load(std::memory_order_acquire);
+  return a < hi && a >= g_lo.load(std::memory_order_acquire);
+}
+
+bool intercept_clip(uintptr_t* lo, uintptr_t* hi) {
+  const uintptr_t h = g_hi.load(std::memory_order_acquire), l = g_lo.load(std::memory_order_acquire);
+  if (*lo < l) *lo = l;
+  if (*hi > h) *hi = h;
+  return *lo < *hi;
+}
+
 namespace wrap {
 
 thread_local const char* t_call __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
 
-bool in_loom(const void* p) {
-  const uint8_t* a = static_cast<const uint8_t*>(p);
-  return rt.active && a >= rt.base && a < rt.base + rt.size;
-}
+bool in_loom(const void* p) { return intercept_in_range(p); }
 
 }  // namespace
 
 bool may_be_loom(const void* buf) {
   if (buf == MPI_IN_PLACE) return false;
-  return buf == MPI_BOTTOM ? rt.active : in_loom(buf);
+  return buf == MPI_BOTTOM ? g_hi.load(std::memory_order_acquire) != 0 : in_loom(buf);
 }
 
 bool prep(const void* buf, MPI_Aint disp, MPI_Aint count, MPI_Datatype type, int access, const char* fn) {
@@ -85,11 +109,10 @@ bool prep(const void* buf, MPI_Aint disp, MPI_Aint count, MPI_Datatype type, int
       PMPI_Type_get_true_extent(type, &tlb, &text) != MPI_SUCCESS || text <= 0)
     return false;
   const intptr_t start = (intptr_t)buf + disp * ext + tlb, stride = (count - 1) * ext;
-  intptr_t lo = start + std::min<intptr_t>(0, stride), hi = start + std::max<intptr_t>(0, stride) + text;
-  lo = std::max(lo, (intptr_t)rt.base);
-  hi = std::min(hi, (intptr_t)(rt.base + rt.size));
-  if (lo >= hi) return false;
-  Status s = prepare_range((const void*)lo, (size_t)(hi - lo), access, fn);
+  const intptr_t lo = start + std::min<intptr_t>(0, stride), hi = start + std::max<intptr_t>(0, stride) + text;
+  uintptr_t l = lo < 0 ? 0 : (uintptr_t)lo, h = hi < 0 ? 0 : (uintptr_t)hi;
+  if (!intercept_clip(&l, &h)) return false;
+  Status s = prepare_range((const void*)l, (size_t)(h - l), access, fn);
   (void)s;  // logged where detected
   return true;
 }

@@ -20,6 +20,15 @@ namespace loom {
 // made readable (LOOM_READ) or writable (LOOM_WRITE).  Defined in api.cpp.
 Status prepare_range(const void* ptr, size_t len, int access, const char* fn);
 
+// The global range as the wrappers see it, from any thread (MPI's and
+// UCX's threads call read() and MPI too): published by loom_init once Loom
+// is active, withdrawn by loom_finalize before it stops.  Atomic: the
+// wrappers never read the runtime's fields while loom_init writes them.
+void intercept_publish_range(const uint8_t* base, uint64_t size);
+// [p, p+1) lies in the published range; and the range cut to it.
+bool intercept_in_range(const void* p);
+bool intercept_clip(uintptr_t* lo, uintptr_t* hi);
+
 // The MPI call this thread is inside, through one of Loom's wrappers, or
 // nullptr.
 const char* intercept_mpi_call();

@@ -51,15 +51,13 @@ namespace {
 // page.  (Not inlined, the address taken as a number: glibc declares
 // read's buffer write-only, and GCC takes the range check for a read of it.)
 __attribute__((noinline)) void io_prep(uintptr_t buf, size_t len, int access, const char* fn) {
-  const uint8_t* a = reinterpret_cast<const uint8_t*>(buf);
-  if (len == 0 || !rt.active || a < rt.base || a >= rt.base + rt.size) return;
-  len = std::min(len, (size_t)(rt.base + rt.size - a));
-  Status s = prepare_range(a, len, access, fn);
+  uintptr_t lo = buf, hi = buf + len;
+  if (len == 0 || hi < lo || !intercept_clip(&lo, &hi)) return;
+  Status s = prepare_range((const void*)lo, hi - lo, access, fn);
   (void)s;  // logged where detected
 }
 
 void io_prep_iov(const struct iovec* iov, int n, int access, const char* fn) {
-  if (!rt.active) return;
   for (int i = 0; i < n; i++) io_prep((uintptr_t)iov[i].iov_base, iov[i].iov_len, access, fn);
 }
 

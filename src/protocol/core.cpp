@@ -473,14 +473,23 @@ void proto_forget_block(uint64_t first, uint64_t n) {
 }
 
 void proto_free_block(uint64_t first, uint64_t n) {
-  // The directory entries of pages p = r (mod N) are contiguous at rank r.
-  static std::vector<uint8_t> zeros;
-  const uint64_t N = (uint64_t)rt.nranks;
-  for (uint64_t p = first; p < first + n && p < first + N; p++) {
-    const uint64_t count = (first + n - p + N - 1) / N;
-    if (zeros.size() < count * 16) zeros.assign(count * 16, 0);
-    rt.tp.put((int)dir_rank(p), Seg::Meta, dir_off(p), zeros.data(), count * 16);
-  }
+  // Word by word, with atomic stores: other ranks read and CAS these words
+  // (a put would race with them, and MPI forbids mixing the two on one
+  // location).  Untouched pages' entries are zero already: one batched
+  // load finds the ones to clear.
+  static std::vector<uint64_t> words;
+  words.resize(2 * n);
+  static uint64_t s_first;
+  s_first = first;
+  rt.tp.load_many(
+      2 * n, [](size_t i, int* r, uint64_t* off) {
+        const uint64_t p = s_first + i / 2;
+        *r = (int)dir_rank(p);
+        *off = dir_off(p) + (i % 2) * 8;
+      },
+      words.data());
+  for (uint64_t i = 0; i < 2 * n; i++)
+    if (words[i]) rt.tp.store((int)dir_rank(first + i / 2), Seg::Meta, dir_off(first + i / 2) + (i % 2) * 8, 0);
   rt.tp.flush();
   notices_send_forget(first, n);
   proto_forget_block(first, n);
