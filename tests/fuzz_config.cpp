@@ -35,19 +35,9 @@
 
 #include "config.hpp"
 
-namespace {
+#include "fuzz_rng.hpp"
 
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  size_t below(size_t n) { return n ? (size_t)(next() % n) : 0; }
-  bool chance(unsigned pct) { return below(100) < pct; }
-};
+namespace {
 
 unsigned long long g_seed = 1, g_iter = 0;
 std::string g_context;

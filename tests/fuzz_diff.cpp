@@ -33,23 +33,12 @@
 #include <cstring>
 #include <vector>
 
+#include "fuzz_rng.hpp"
+
 namespace {
 
 using Bytes = std::vector<uint8_t>;
 using loom::DiffRun;
-
-// splitmix64: small, fast, and the same sequence everywhere.
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  size_t below(size_t n) { return n ? (size_t)(next() % n) : 0; }
-  bool chance(unsigned pct) { return below(100) < pct; }
-};
 
 unsigned long long g_seed = 1, g_iter = 0;
 
