@@ -79,6 +79,7 @@ void watchdog_poll(double started) {
                "computing or blocked outside Loom.  Look for a collective call one rank does not make, or a "
                "barrier entered while holding a lock another rank waits for.\n");
   std::fflush(stderr);
+  usleep(200000);  // the launcher forwards output through a pipe it stops reading at the abort
   MPI_Abort(MPI_COMM_WORLD, 72);
   std::abort();
 }
