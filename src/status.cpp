@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
+#include <unistd.h>
 
 namespace loom {
 namespace {
@@ -64,6 +65,7 @@ void fatal(const char* fmt, ...) {
                "so the job is aborted.\n",
                g_rank, buf, g_rank);
   std::fflush(stderr);
+  usleep(200000);  // the launcher forwards output through a pipe it stops reading at the abort
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
   MPI_Finalized(&finalized);
