@@ -31,12 +31,7 @@ int main(int argc, char** argv) {
   loom_clock_t k;
   CHECK_OK(loom_clock_check(200, &k));
   CHECK(fabs(k.offset - truth) <= k.bound);
-  /* One host clock: no drift beyond the two estimates' error bounds (an
-   * absolute 1 ms failed once with 3 ranks and their protocol threads on 2
-   * busy cores, where each bound is itself near a millisecond). */
-  CHECK(fabs(k.drift) <= c.bound + k.bound + 1e-6);
-  if (fabs(k.drift) > c.bound + k.bound + 1e-6)
-    fprintf(stderr, "rank %d: drift %.9f, bounds %.9f + %.9f\n", r, k.drift, c.bound, k.bound);
+  CHECK(fabs(k.drift) < 1e-3); /* one host clock: no drift beyond the bounds' noise */
   CHECK_ERR(loom_clock_sync(0, &c), LOOM_ERR_INVALID);
   return mr_finish("mr_clock");
 }
