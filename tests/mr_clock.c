@@ -31,7 +31,13 @@ int main(int argc, char** argv) {
   loom_clock_t k;
   CHECK_OK(loom_clock_check(200, &k));
   CHECK(fabs(k.offset - truth) <= k.bound);
-  CHECK(fabs(k.drift) < 1e-3); /* one host clock: no drift beyond the bounds' noise */
+  /* One host clock: the two estimates agree within their bounds.  (Not
+   * drift < 1e-3: drift is a rate over the time between sync and check, a
+   * few ms here, so estimates a few us apart under load, well within their
+   * bounds, exceeded it.) */
+  CHECK(fabs(k.offset - c.offset) <= c.bound + k.bound + 1e-9);
+  if (fabs(k.offset - c.offset) > c.bound + k.bound + 1e-9)
+    fprintf(stderr, "rank %d: sync %.9f +- %.9f, check %.9f +- %.9f\n", r, c.offset, c.bound, k.offset, k.bound);
   CHECK_ERR(loom_clock_sync(0, &c), LOOM_ERR_INVALID);
   return mr_finish("mr_clock");
 }
