@@ -716,6 +716,100 @@ loom_status_t loom_atomic_store(uint64_t* addr, uint64_t value) {
   return atomic("loom_atomic_store", addr, kStore, value, 0, nullptr);
 }
 
+// ---- fences and ordered atomics -------------------------------------------
+
+loom_status_t loom_release(void) {
+  REQUIRE_INIT();
+  proto_release();
+  return LOOM_OK;
+}
+
+loom_status_t loom_acquire(void) {
+  REQUIRE_INIT();
+  proto_acquire();
+  return LOOM_OK;
+}
+
+loom_status_t loom_release_range(const void* ptr, size_t len) {
+  REQUIRE_INIT();
+  if (len == 0) return LOOM_OK;
+  uint64_t first = 0, last = 0;
+  Status s = live_range(ptr, len, "loom_release_range", &first, &last);
+  if (!s.is_ok()) return s.code();
+  proto_release_range(first, last - first + 1);
+  return LOOM_OK;
+}
+
+loom_status_t loom_acquire_range(const void* ptr, size_t len) {
+  REQUIRE_INIT();
+  if (len == 0) return LOOM_OK;
+  uint64_t first = 0, last = 0;
+  Status s = live_range(ptr, len, "loom_acquire_range", &first, &last);
+  if (!s.is_ok()) return s.code();
+  proto_acquire_range(first, last - first + 1);
+  return LOOM_OK;
+}
+
+}  // extern "C"
+
+namespace {
+
+// An atomic with a memory order: the release part before it, the acquire
+// part after it succeeded.  Loom's atomics are performed one at a time at
+// the words' homes, each complete before the next begins, so they are
+// sequentially consistent among themselves and LOOM_SEQ_CST adds nothing
+// to LOOM_ACQ_REL.
+template <class Op>
+loom_status_t ordered(const char* fn, loom_order_t order, Op op) {
+  Status ready = need_init(fn);
+  if (!ready.is_ok()) return ready.code();
+  if ((int)order < (int)LOOM_RELAXED || (int)order > (int)LOOM_SEQ_CST)
+    return ret(fail(LOOM_ERR_INVALID, "%s: memory order %d is not a loom_order_t", fn, (int)order));
+  const bool rel = order == LOOM_RELEASE || order == LOOM_ACQ_REL || order == LOOM_SEQ_CST;
+  const bool acq = order == LOOM_ACQUIRE || order == LOOM_ACQ_REL || order == LOOM_SEQ_CST;
+  if (rel) proto_release();
+  loom_status_t r = op();
+  if (r == LOOM_OK && acq) proto_acquire();
+  return r;
+}
+
+}  // namespace
+
+extern "C" {
+
+loom_status_t loom_atomic_fetch_add_explicit(uint64_t* addr, uint64_t value, uint64_t* old, loom_order_t order) {
+  return ordered(__func__, order, [&] { return atomic(__func__, addr, kAdd, value, 0, old); });
+}
+loom_status_t loom_atomic_cas_explicit(uint64_t* addr, uint64_t expected, uint64_t desired, uint64_t* old,
+                                       loom_order_t order) {
+  return ordered(__func__, order, [&] { return atomic(__func__, addr, kCas, expected, desired, old); });
+}
+loom_status_t loom_atomic_exchange_explicit(uint64_t* addr, uint64_t value, uint64_t* old, loom_order_t order) {
+  return ordered(__func__, order, [&] { return atomic(__func__, addr, kXchg, value, 0, old); });
+}
+loom_status_t loom_atomic_load_explicit(uint64_t* addr, uint64_t* value, loom_order_t order) {
+  if (!value) return ret(fail(LOOM_ERR_INVALID, "loom_atomic_load_explicit: value is NULL"));
+  return ordered(__func__, order, [&] { return atomic(__func__, addr, kLoad, 0, 0, value); });
+}
+loom_status_t loom_atomic_store_explicit(uint64_t* addr, uint64_t value, loom_order_t order) {
+  return ordered(__func__, order, [&] { return atomic(__func__, addr, kStore, value, 0, nullptr); });
+}
+
+// Lock ids handed out from one counter on rank 0 (word 251 of its barrier
+// area, runtime.hpp), so that any rank may take them at any time.
+loom_status_t loom_lock_alloc(uint32_t n, uint32_t* first) {
+  REQUIRE_INIT();
+  if (!first) return ret(fail(LOOM_ERR_INVALID, "loom_lock_alloc: first is NULL"));
+  if (n == 0) return ret(fail(LOOM_ERR_INVALID, "loom_lock_alloc: n is 0"));
+  uint64_t old = rt.tp.fetch_add(0, Seg::Meta, rt.meta.barrier + kLockCounterWord * 8, n);
+  if (old + n > rt.cfg.locks)
+    return ret(fail(LOOM_ERR_NO_MEMORY,
+                    "loom_lock_alloc(%u): the job's %u lock ids are taken (%llu asked for so far); raise LOOM_LOCKS", n,
+                    rt.cfg.locks, (unsigned long long)(old + n)));
+  *first = (uint32_t)old;
+  return LOOM_OK;
+}
+
 loom_status_t loom_prepare(void* ptr, size_t len, int access) {
   REQUIRE_INIT();
   if (len == 0) return LOOM_OK;

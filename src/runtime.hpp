@@ -38,7 +38,8 @@ struct MetaLayout {
   uint64_t barrier;    // 64 flags written by dissemination partners, then
                        // 64 pair counters (group barriers), one per peer,
                        // 64 clock pings (on rank 0), a clock pong {time, seq},
-                       // and at word 250 the hang word (watchdog.cpp)
+                       // at word 250 the hang word (watchdog.cpp), at 251
+                       // the lock-id counter (on rank 0, loom_lock_alloc)
   uint64_t tails;      // lock queue tails for the locks this rank hosts
   uint64_t qnodes;     // this rank's queue node {next, locked} for every lock
   uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
@@ -49,6 +50,7 @@ struct MetaLayout {
   uint64_t size;
 };
 constexpr int kBarrierWords = 256;  // 64 dissemination, 64 pair, 64 clock ping, 2 clock pong
+constexpr uint64_t kLockCounterWord = 251;
 
 struct Runtime {
   // The process (api.cpp, loom_init).

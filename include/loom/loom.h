@@ -226,6 +226,11 @@ LOOM_API loom_status_t loom_update(const void *ptr, size_t len);
  * loom_unlock a release. */
 LOOM_API loom_status_t loom_lock(uint32_t id);
 LOOM_API loom_status_t loom_unlock(uint32_t id);
+/* Take n consecutive lock ids from one counter shared by every rank (any
+ * rank, any time; ids from 0 up): *first is the first.  A program either
+ * names its locks itself or takes them here, not both.  Fails with
+ * LOOM_ERR_NO_MEMORY past LOOM_LOCKS ids. */
+LOOM_API loom_status_t loom_lock_alloc(uint32_t n, uint32_t *first);
 
 /* Atomics on 8-byte-aligned 64-bit words of Loom memory, performed at the
  * word's home.  The calling rank's own earlier writes to the word's page are
@@ -236,6 +241,42 @@ LOOM_API loom_status_t loom_atomic_cas(uint64_t *addr, uint64_t expected, uint64
 LOOM_API loom_status_t loom_atomic_exchange(uint64_t *addr, uint64_t value, uint64_t *old);
 LOOM_API loom_status_t loom_atomic_load(uint64_t *addr, uint64_t *value);
 LOOM_API loom_status_t loom_atomic_store(uint64_t *addr, uint64_t value);
+
+/* Fences: the two halves of a synchronization, without a lock or barrier.
+ * loom_release() makes this rank's writes so far visible at their homes
+ * (as an unlock does); loom_acquire() makes the writes other ranks released
+ * before it visible to this rank's later reads (as a lock does).  Message
+ * passing through a flag is then correct under every protocol and
+ * transport: the writer writes the data, calls loom_release() and stores
+ * the flag with a Loom atomic; the reader loads the flag with a Loom atomic
+ * until it is set, calls loom_acquire() and reads the data.  The _range
+ * forms restrict the work to the pages of [ptr, ptr+len) (ArgoDSM's
+ * selective coherence): copies of other pages are kept and other dirty
+ * pages stay unreleased (a range release is a full one while an eager
+ * protocol's home writes or loom_update runs are pending). */
+LOOM_API loom_status_t loom_release(void);
+LOOM_API loom_status_t loom_acquire(void);
+LOOM_API loom_status_t loom_release_range(const void *ptr, size_t len);
+LOOM_API loom_status_t loom_acquire_range(const void *ptr, size_t len);
+
+/* Atomics with a memory order, as C11's _explicit forms: LOOM_RELEASE is a
+ * loom_release() before the atomic, LOOM_ACQUIRE a loom_acquire() after
+ * it, LOOM_ACQ_REL both.  Loom's atomics are performed one at a time at the
+ * words' homes, so they are sequentially consistent among themselves:
+ * LOOM_SEQ_CST is LOOM_ACQ_REL.  The plain forms above are LOOM_RELAXED. */
+typedef enum {
+  LOOM_RELAXED = 0,
+  LOOM_ACQUIRE = 1,
+  LOOM_RELEASE = 2,
+  LOOM_ACQ_REL = 3,
+  LOOM_SEQ_CST = 4
+} loom_order_t;
+LOOM_API loom_status_t loom_atomic_fetch_add_explicit(uint64_t *addr, uint64_t value, uint64_t *old, loom_order_t order);
+LOOM_API loom_status_t loom_atomic_cas_explicit(uint64_t *addr, uint64_t expected, uint64_t desired, uint64_t *old,
+                                                loom_order_t order);
+LOOM_API loom_status_t loom_atomic_exchange_explicit(uint64_t *addr, uint64_t value, uint64_t *old, loom_order_t order);
+LOOM_API loom_status_t loom_atomic_load_explicit(uint64_t *addr, uint64_t *value, loom_order_t order);
+LOOM_API loom_status_t loom_atomic_store_explicit(uint64_t *addr, uint64_t value, loom_order_t order);
 
 /* Make [ptr, ptr+len) valid for a system call or an MPI call: LOOM_READ if
  * the call reads the memory (write(2), MPI_Send), LOOM_WRITE if it writes it

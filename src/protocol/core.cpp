@@ -157,11 +157,19 @@ void check_invariants() {
 }
 
 // Every cached copy goes to its protocol, which says keep, drop or refresh.
-void acquire_copies(bool prefetch) {
+// The acquire of the cached copies of pages [lo, hi) (every page: a full
+// acquire; a range: loom_acquire_range, which leaves the other copies and
+// the prefetch hints as they are).
+void acquire_copies(bool prefetch, uint64_t lo = 0, uint64_t hi = UINT64_MAX) {
   PageTable& pt = rt.pages;
-  static std::vector<uint32_t> again;
-  pt.acquires++;
-  retire_prefetched(&again);
+  static std::vector<uint32_t> again, outside;
+  const bool whole = lo == 0 && hi == UINT64_MAX;
+  again.clear();
+  outside.clear();
+  if (whole) {
+    pt.acquires++;
+    retire_prefetched(&again);
+  }
   if (pt.cached.empty()) {
     if (prefetch && !again.empty()) prefetch_hot({}, again);
     return;
@@ -177,10 +185,12 @@ void acquire_copies(bool prefetch) {
   v.refresh.clear();
   for (uint32_t p : pt.cached) {
     if (pt.state[p] == kNone || pt.home[p] == rt.rank || !(pt.flags[p] & kAlloc)) pt.flags[p] &= (uint8_t)~kListed;
+    else if (p < lo || p >= hi) outside.push_back(p);
     else of[family_of[pt.mode[p]]].push_back(p);
   }
   for (size_t i = 0; i < families.size(); i++)
     if (!of[i].empty()) families[i]->acquire(of[i], &v);
+  v.keep.insert(v.keep.end(), outside.begin(), outside.end());
   pt.cached.swap(v.keep);
   for (uint32_t p : v.drop) pt.flags[p] &= (uint8_t)~kListed;
   for (uint32_t p : v.refresh) pt.flags[p] &= (uint8_t)~kListed;
@@ -365,20 +375,19 @@ bool proto_fault(uint64_t p, int is_write) {
   return true;
 }
 
-void proto_release() {
-  intercept_check_pending();  // no nonblocking MPI operation still uses Loom pages
+namespace {
+
+// The release of the dirty pages in `list` (all of pt.dirty, or a range's
+// share of it): diffs to the homes, then the protocols' notices.
+void release_pages(std::vector<uint32_t>& list) {
   PageTable& pt = rt.pages;
-  if (pt.dirty.empty() && !pt.release_work && rt.rings.update_runs.empty()) {
-    rt.tp.flush();
-    return;
-  }
   pt.release_work = false;
   const auto& families = protocol_families();
   double t0 = stat_now();
-  std::sort(pt.dirty.begin(), pt.dirty.end());
-  migrate_note_released(pt.dirty);
+  std::sort(list.begin(), list.end());
+  migrate_note_released(list);
   static Runs runs;
-  for (uint32_t p : pt.dirty) {
+  for (uint32_t p : list) {
     runs.off.clear();
     runs.len.clear();
     size_t bytes = diff_runs(pt.twins + p * kPage, slot(p), kPage, add_run, &runs);
@@ -393,16 +402,52 @@ void proto_release() {
   static std::vector<std::vector<uint32_t>> written;
   written.resize(families.size());
   for (auto& l : written) l.clear();
-  for (uint32_t p : pt.dirty) written[family_of[pt.mode[p]]].push_back(p);
+  for (uint32_t p : list) written[family_of[pt.mode[p]]].push_back(p);
   for (size_t i = 0; i < families.size(); i++) families[i]->release(written[i]);
   notices_queue_updates();  // loom_update: every other rank installs the page
   notices_publish();
-  for_runs(pt.dirty, [](uint64_t first, uint64_t n) {
+  for_runs(list, [](uint64_t first, uint64_t n) {
     vm_protect(first, n, kRO);
     std::memset(&rt.pages.state[first], kRO, n);
   });
-  pt.dirty.clear();
+  list.clear();
   rt.st.s.t_diff += stat_now() - t0;
+}
+
+}  // namespace
+
+void proto_release() {
+  intercept_check_pending();  // no nonblocking MPI operation still uses Loom pages
+  PageTable& pt = rt.pages;
+  if (pt.dirty.empty() && !pt.release_work && rt.rings.update_runs.empty()) {
+    rt.tp.flush();
+    return;
+  }
+  release_pages(pt.dirty);
+  check_invariants();
+}
+
+// A release of the pages [first, first+n) only, where that is the whole
+// work: other dirty pages stay dirty.  Home writes an eager protocol must
+// announce and loom_update's runs are not per page here: with either
+// pending, the release is a full one (releasing more is always allowed).
+void proto_release_range(uint64_t first, uint64_t n) {
+  PageTable& pt = rt.pages;
+  if (pt.release_work || !rt.rings.update_runs.empty()) return proto_release();
+  intercept_check_pending();
+  static std::vector<uint32_t> mine;
+  mine.clear();
+  size_t kept = 0;
+  for (uint32_t p : pt.dirty) {
+    if (p >= first && p < first + n) mine.push_back(p);
+    else pt.dirty[kept++] = p;
+  }
+  pt.dirty.resize(kept);
+  if (mine.empty()) {
+    rt.tp.flush();
+    return;
+  }
+  release_pages(mine);
   check_invariants();
 }
 
@@ -418,6 +463,15 @@ void proto_acquire(bool prefetch) {
 
 // Not with migration: a prefetch reads the home this rank knows, which a
 // barrier may just have moved.
+void proto_acquire_range(uint64_t first, uint64_t n) {
+  intercept_check_pending();
+  rt.tp.sync_local();
+  migrate_process_lost();
+  acquire_copies(false, first, first + n);
+  notices_process();  // all of them: a notice is about one page, and acting on more is allowed
+  check_invariants();
+}
+
 bool proto_wants_prefetch() { return rt.cfg.prefetch && !rt.cfg.migrate && rt.pages.hot > 0; }
 
 void proto_before_atomic(uint64_t p) {

@@ -45,6 +45,11 @@ void proto_release();  // this rank's writes reach their homes; holders are told
 // until every rank has prefetched) hot pages are fetched again at once
 // instead of dropped.
 void proto_acquire(bool prefetch = false);
+// The acquire and the release restricted to pages [first, first+n)
+// (loom_acquire_range, loom_release_range): copies of other pages are kept,
+// other dirty pages stay dirty.
+void proto_acquire_range(uint64_t first, uint64_t n);
+void proto_release_range(uint64_t first, uint64_t n);
 // Whether this rank has hot pages a barrier may prefetch (pages on other
 // hosts it read again after an acquire dropped them).
 bool proto_wants_prefetch();
