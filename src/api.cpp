@@ -16,6 +16,7 @@
 #include "intercept.hpp"
 #include "protocol/protocol.hpp"
 #include "runtime.hpp"
+#include "spawn.hpp"
 #include "vm.hpp"
 
 namespace loom {
@@ -33,6 +34,13 @@ Status need_init(const char* fn) {
   if (rt.finalized) return fail(LOOM_ERR_NOT_INITIALIZED, "%s called after loom_finalize", fn);
   return fail(LOOM_ERR_NOT_INITIALIZED, "%s called before loom_init", fn);
 }
+
+// A collective call on rank 0 of a fork-style start before loom_spawn.
+#define REQUIRE_NOT_SERIAL(fn)                   \
+  do {                                           \
+    Status c_ = spawn_check_collective(fn);      \
+    if (!c_.is_ok()) return c_.code();           \
+  } while (0)
 
 #define REQUIRE_INIT() \
   do {                 \
@@ -347,6 +355,7 @@ Status check_lock(uint32_t id, const char* fn) {
 
 Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, void** out,
                         loom_protocol_t protocol = rt.cfg.protocol) {
+  LOOM_TRY(spawn_check_collective("loom_alloc_collective"));
   // Agree first, on everything a rank could reject locally, so that no rank
   // returns early while the others wait in a collective.  A rank whose own
   // arguments are wrong reports that; the others report the disagreement.
@@ -422,6 +431,7 @@ int loom_initialized(void) { return rt.active ? 1 : 0; }
 
 loom_status_t loom_finalize(void) {
   REQUIRE_INIT();
+  spawn_before_finalize();
   Status s = barrier();
   stats_finalize_report();
   intercept_publish_range(nullptr, 0);
@@ -508,6 +518,7 @@ loom_status_t loom_free(void* ptr) {
 
 loom_status_t loom_free_collective(void* ptr) {
   REQUIRE_INIT();
+  REQUIRE_NOT_SERIAL("loom_free_collective");
   uint64_t page = ~0ull;
   Status s = page_of(ptr, "loom_free_collective", &page);
   uint64_t arg = s.is_ok() ? page : ~0ull;
@@ -568,6 +579,7 @@ extern "C" {
 
 loom_status_t loom_checkpoint(const char* dir) {
   REQUIRE_INIT();
+  REQUIRE_NOT_SERIAL("loom_checkpoint");
   return ret(checkpoint(dir));
 }
 
@@ -575,6 +587,7 @@ int loom_restarted(void) { return rt.active && rt.ckpt.restarted ? 1 : 0; }
 
 loom_status_t loom_barrier(void) {
   REQUIRE_INIT();
+  REQUIRE_NOT_SERIAL("loom_barrier");
   if (rt.sync.barrier_pending)
     return ret(fail(LOOM_ERR_BUSY, "loom_barrier: a split barrier is pending on this rank; call loom_barrier_wait first"));
   Status s = barrier();
@@ -585,6 +598,7 @@ loom_status_t loom_barrier(void) {
 
 loom_status_t loom_barrier_arrive(const int* ranks, int n) {
   REQUIRE_INIT();
+  REQUIRE_NOT_SERIAL("loom_barrier_arrive");
   return ret(barrier_arrive(ranks, n, "loom_barrier_arrive"));
 }
 
@@ -595,6 +609,7 @@ loom_status_t loom_barrier_wait(void) {
 
 loom_status_t loom_barrier_subset(const int* ranks, int n) {
   REQUIRE_INIT();
+  REQUIRE_NOT_SERIAL("loom_barrier_subset");
   Status s = barrier_arrive(ranks, n, "loom_barrier_subset");
   if (!s.is_ok()) return s.code();
   return ret(barrier_wait("loom_barrier_subset"));
@@ -617,8 +632,10 @@ loom_status_t loom_lock(uint32_t id) {
   if (!s.is_ok()) return s.code();
   if (rt.sync.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this rank holds the lock already", id));
   double t0 = stat_now();
+  const bool turn = spawn_before_lock();
   proto_release();
   sync_lock_raw(id);
+  if (turn) spawn_turn_done();
   proto_acquire();
   rt.sync.held[id] = 1;
   rt.st.s.locks++;

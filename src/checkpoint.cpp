@@ -126,7 +126,7 @@ Status checkpoint_write(const char* dir) {
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  static std::vector<uint64_t> homes;
+  static std::vector<uint64_t>& homes = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   homes.clear();
   for (uint64_t p = 0; p < rt.npages; p++)
     if (pt.home[p] == rt.rank && (pt.flags[p] & kAlloc)) homes.push_back(p);

@@ -52,6 +52,11 @@ struct MetaLayout {
 constexpr int kBarrierWords = 256;  // 64 dissemination, 64 pair, 64 clock ping, 2 clock pong
 constexpr uint64_t kLockCounterWord = 251;
 
+// Function-local scratch containers in Loom are allocated once and never
+// destroyed (`static T& x = *new T;`): Loom may run from an exit handler
+// (loom_finalize at exit after loom_start_serial, or a program's own
+// atexit), after the C++ runtime has destroyed the statics constructed
+// after that handler was registered.
 struct Runtime {
   // The process (api.cpp, loom_init).
   loom_config_t cfg{};

@@ -139,6 +139,41 @@ LOOM_API loom_status_t loom_init(int *argc, char ***argv, const loom_config_t *c
 LOOM_API loom_status_t loom_finalize(void);
 LOOM_API int loom_initialized(void);
 
+/* Fork-style start, for programs written for threads (main sets up shared
+ * data, then creates workers that share its globals; SPLASH's CREATE).
+ * Call loom_start_serial instead of loom_init, first thing in main or from
+ * a constructor: every process starts itself once more with address-space
+ * randomization off (so the program sits at the same addresses on every
+ * rank; checked), Loom starts, and rank 0 returns to run main.  The other
+ * ranks do not return: they wait, asleep, for rank 0's loom_spawn.
+ * loom_spawn(fn, arg, flags) copies rank 0's private writable data -- the
+ * program's global and static variables, not its heap, stack or other
+ * threads' data -- to every other rank at the same addresses, and runs
+ * fn(arg) there; rank 0 goes on (SPLASH's CREATE calls fn itself next).
+ * The spawn is a release on rank 0 and an acquire on the workers.
+ * loom_join, on rank 0, waits until every worker's fn has returned (a
+ * barrier: their writes to Loom memory are visible after it); the workers
+ * then wait for the next spawn.  When rank 0 calls loom_finalize, or exits
+ * (exit, return from main), every rank finalizes and the workers exit with
+ * status 0.
+ * Limits: data main shares with the workers must be in Loom memory
+ * (loom_alloc) or in global variables (copied once, at the spawn; a
+ * worker's later writes to globals stay on its rank); pointers to main's
+ * heap (malloc), stack, open files or MPI objects held in globals are not
+ * valid on the other ranks; the executable must be the same on every rank.
+ * Before the spawn, collective calls (barriers, collective allocation) on
+ * rank 0 fail with LOOM_ERR_INVALID: the other ranks are not listening.
+ * flags: LOOM_SPAWN_ROOT_LAST makes each rank's first loom_lock after the
+ * spawn be granted in rank order 1, 2, ..., n-1, then 0 (programs that
+ * number their workers in the order they first enter a critical section
+ * then give rank 0, which runs main, the last number; every rank must take
+ * a lock for the others to get theirs). */
+enum { LOOM_SPAWN_ROOT_LAST = 1 };
+LOOM_API loom_status_t loom_start_serial(int *argc, char ***argv, const loom_config_t *cfg);
+LOOM_API loom_status_t loom_spawn(void (*fn)(void *), void *arg, unsigned flags);
+LOOM_API loom_status_t loom_join(void);
+LOOM_API int loom_serial(void); /* 1 after loom_start_serial, until loom_finalize */
+
 LOOM_API int loom_rank(void);    /* -1 when not initialized */
 LOOM_API int loom_nranks(void);  /* 0 when not initialized */
 LOOM_API double loom_wtime(void);/* seconds, this rank's monotonic clock */

@@ -91,7 +91,7 @@ void retire_prefetched(std::vector<uint32_t>* again) {
 // requests on their application threads.
 void prefetch_hot(const std::vector<uint32_t>& dropped, const std::vector<uint32_t>& again) {
   PageTable& pt = rt.pages;
-  static std::vector<uint32_t> want;
+  static std::vector<uint32_t>& want = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   want.clear();
   for (const auto* list : {&dropped, &again})
     for (uint32_t p : *list)
@@ -162,7 +162,8 @@ void check_invariants() {
 // the prefetch hints as they are).
 void acquire_copies(bool prefetch, uint64_t lo = 0, uint64_t hi = UINT64_MAX) {
   PageTable& pt = rt.pages;
-  static std::vector<uint32_t> again, outside;
+  static std::vector<uint32_t>& again = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
+  static std::vector<uint32_t>& outside = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   const bool whole = lo == 0 && hi == UINT64_MAX;
   again.clear();
   outside.clear();
@@ -176,8 +177,8 @@ void acquire_copies(bool prefetch, uint64_t lo = 0, uint64_t hi = UINT64_MAX) {
   }
   const auto& families = protocol_families();
   const uint8_t* family_of = protocol_family_of();
-  static std::vector<std::vector<uint32_t>> of;
-  static AcquireVerdicts v;
+  static std::vector<std::vector<uint32_t>>& of = *new std::vector<std::vector<uint32_t>>();  // never destroyed: see runtime.hpp
+  static AcquireVerdicts& v = *new AcquireVerdicts();  // never destroyed: see runtime.hpp
   of.resize(families.size());
   for (auto& l : of) l.clear();
   v.keep.clear();
@@ -386,7 +387,7 @@ void release_pages(std::vector<uint32_t>& list) {
   double t0 = stat_now();
   std::sort(list.begin(), list.end());
   migrate_note_released(list);
-  static Runs runs;
+  static Runs& runs = *new Runs();  // never destroyed: see runtime.hpp
   for (uint32_t p : list) {
     runs.off.clear();
     runs.len.clear();
@@ -399,7 +400,7 @@ void release_pages(std::vector<uint32_t>& list) {
   rt.tp.flush();
   // The diffs are at the homes: each protocol tells the holders it must.
   const uint8_t* family_of = protocol_family_of();
-  static std::vector<std::vector<uint32_t>> written;
+  static std::vector<std::vector<uint32_t>>& written = *new std::vector<std::vector<uint32_t>>();  // never destroyed: see runtime.hpp
   written.resize(families.size());
   for (auto& l : written) l.clear();
   for (uint32_t p : list) written[family_of[pt.mode[p]]].push_back(p);
@@ -435,7 +436,7 @@ void proto_release_range(uint64_t first, uint64_t n) {
   PageTable& pt = rt.pages;
   if (pt.release_work || !rt.rings.update_runs.empty()) return proto_release();
   intercept_check_pending();
-  static std::vector<uint32_t> mine;
+  static std::vector<uint32_t>& mine = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   mine.clear();
   size_t kept = 0;
   for (uint32_t p : pt.dirty) {
@@ -531,7 +532,7 @@ void proto_free_block(uint64_t first, uint64_t n) {
   // (a put would race with them, and MPI forbids mixing the two on one
   // location).  Untouched pages' entries are zero already: one batched
   // load finds the ones to clear.
-  static std::vector<uint64_t> words;
+  static std::vector<uint64_t>& words = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   words.resize(2 * n);
   static uint64_t s_first;
   s_first = first;

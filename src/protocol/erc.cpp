@@ -81,7 +81,7 @@ void home_notice(uint64_t p, NoticeKind kind) {
 // every other holder in the page's copy-set, but not the home.  Home pages
 // nobody else holds go untracked instead.
 void notify_holders(const std::vector<uint32_t>& pages) {
-  static std::vector<uint64_t> sets;
+  static std::vector<uint64_t>& sets = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   static const std::vector<uint32_t>* cur;
   if (pages.empty()) return;
   PageTable& pt = rt.pages;
@@ -119,7 +119,7 @@ void home_write(uint64_t p) {
 void release(const std::vector<uint32_t>& written) {
   PageTable& pt = rt.pages;
   std::vector<uint32_t>& home_dirty = rt.erc.home_dirty;
-  static std::vector<uint32_t> all;
+  static std::vector<uint32_t>& all = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   all.assign(written.begin(), written.end());
   all.insert(all.end(), home_dirty.begin(), home_dirty.end());
   notify_holders(all);
@@ -148,7 +148,7 @@ void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
 }
 
 void after_atomic(uint64_t p) {
-  static std::vector<uint32_t> one(1);
+  static std::vector<uint32_t>& one = *new std::vector<uint32_t>(1);  // never destroyed: see runtime.hpp
   one[0] = (uint32_t)p;
   notify_holders(one);
   notices_publish();

@@ -52,8 +52,8 @@ void stale(uint32_t p, AcquireVerdicts* out) {
 }
 
 void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
-  static std::vector<uint32_t> check;
-  static std::vector<uint64_t> writers;
+  static std::vector<uint32_t>& check = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
+  static std::vector<uint64_t>& writers = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   check.clear();
   for (uint32_t p : cached) {
     if (rt.pages.flags[p] & kOtherWritten) stale(p, out);

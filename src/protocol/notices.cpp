@@ -39,7 +39,7 @@ void notices_send_forget(uint64_t first, uint64_t n) {
 void notices_publish() {
   Transport& tp = rt.tp;
   NoticeRings& R = rt.rings;
-  static std::vector<int> sent_to;
+  static std::vector<int>& sent_to = *new std::vector<int>();  // never destroyed: see runtime.hpp
   sent_to.clear();
   for (int r = 0; r < rt.nranks; r++) {
     std::vector<uint64_t>& box = R.outbox[r];
@@ -77,7 +77,7 @@ void notices_queue_updates() {
   up.resize(n + 1);
   // Too many ranges for the rings: join across the smallest gaps.
   if (up.size() > kMaxUpdateRuns) {
-    static std::vector<uint64_t> gaps;
+    static std::vector<uint64_t>& gaps = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
     gaps.clear();
     for (size_t i = 1; i < up.size(); i++) gaps.push_back(up[i].first - (up[i - 1].first + up[i - 1].second));
     const size_t keep = kMaxUpdateRuns - 1;  // gaps left open
@@ -116,9 +116,11 @@ void notices_process() {
   NoticeRings& R = rt.rings;
   PageTable& pt = rt.pages;
   const int N = rt.nranks;
-  static std::vector<uint64_t> heads, notes;
-  static std::vector<uint32_t> drop, refresh;
-  static std::vector<std::pair<uint64_t, uint64_t>> forgets;
+  static std::vector<uint64_t>& heads = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  static std::vector<uint64_t>& notes = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  static std::vector<uint32_t>& drop = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
+  static std::vector<uint32_t>& refresh = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
+  static std::vector<std::pair<uint64_t, uint64_t>>& forgets = *new std::vector<std::pair<uint64_t, uint64_t>>();  // never destroyed: see runtime.hpp
   heads.resize(N);
   forgets.clear();
   tp.load_many(
