@@ -3,7 +3,8 @@
 # python3, then configures and builds it:
 #   - a project-local virtual environment .venv with MPICH from PyPI
 #     (mpicc, mpiexec; no root needed),
-#   - a CMake build in build/ (Ninja when available).
+#   - a CMake build in build/ (Ninja when available),
+#   - m4 (as root, from Debian) for the SPLASH-3 programs.
 # Idempotent: a second run only rebuilds what changed.
 # Environment: LOOM_MPI=mpich|openmpi (default mpich), LOOM_VENV (default
 # .venv; use another one per MPI), BUILD_DIR (default build).
@@ -33,6 +34,13 @@ if [ ! -x "$venv/bin/mpicc" ] || [ "$(cat "$venv/.loom-mpi" 2>/dev/null)" != "$p
   fi
   "$venv/bin/python3" -m pip install -q --disable-pip-version-check "$pkg"
   echo "$pkg" > "$venv/.loom-mpi"
+fi
+
+# SPLASH programs are preprocessed with m4 (scripts/splash3.py, the SPLASH
+# tests): install it when we are allowed to; without it those tests skip.
+if ! command -v m4 >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  (apt-get install -y -qq m4 >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq m4 >/dev/null 2>&1; }) ||
+    echo "setup: could not install m4 (the SPLASH-3 tests will skip)" >&2
 fi
 
 gen=()

@@ -13,7 +13,7 @@ static_assert(sizeof kProtocolOf / sizeof kProtocolOf[0] == kProtocolLast + 1,
               "one entry per loom_protocol_t");
 
 const std::vector<const PageProtocol*>& protocol_families() {
-  static const std::vector<const PageProtocol*> families = [] {
+  static const std::vector<const PageProtocol*>& families = *new std::vector<const PageProtocol*>([] {  // never destroyed: see runtime.hpp
     std::vector<const PageProtocol*> v;
     for (const PageProtocol* p : kProtocolOf) {
       bool seen = false;
@@ -21,19 +21,19 @@ const std::vector<const PageProtocol*>& protocol_families() {
       if (!seen) v.push_back(p);
     }
     return v;
-  }();
+  }());
   return families;
 }
 
 const uint8_t* protocol_family_of() {
-  static const std::vector<uint8_t> of = [] {
+  static const std::vector<uint8_t>& of = *new std::vector<uint8_t>([] {  // never destroyed: see runtime.hpp
     const auto& f = protocol_families();
     std::vector<uint8_t> v;
     for (const PageProtocol* p : kProtocolOf)
       for (size_t i = 0; i < f.size(); i++)
         if (f[i] == p) v.push_back((uint8_t)i);
     return v;
-  }();
+  }());
   return of.data();
 }
 
