@@ -667,53 +667,146 @@ Status live_range(const void* ptr, size_t len, const char* fn, uint64_t* first, 
   return Status::ok();
 }
 
-enum AtomicOp { kAdd, kCas, kXchg, kLoad, kStore };
+const char* type_name(AtomicType t) {
+  switch (t) {
+    case AtomicType::U32: return "32-bit integer";
+    case AtomicType::U64: return "64-bit integer";
+    case AtomicType::F32: return "float";
+    case AtomicType::F64: return "double";
+  }
+  return "?";
+}
 
-loom_status_t atomic(const char* fn, uint64_t* addr, AtomicOp op, uint64_t a, uint64_t b, uint64_t* old) {
+// Every loom_atomic_*: the word's checks, then the operation at its home.
+// Operands and the old value are the word's bits (zero above its width).
+loom_status_t atomic(const char* fn, void* addr, AtomicType t, AtomicOp op, uint64_t a, uint64_t b, uint64_t* old) {
   Status ready = need_init(fn);
   if (!ready.is_ok()) return ready.code();
   uint64_t page = 0;
   Status s = page_of(addr, fn, &page);
   if (!s.is_ok()) return s.code();
-  if ((uintptr_t)addr % 8) return ret(fail(LOOM_ERR_INVALID, "%s: %p is not 8-byte aligned", fn, (void*)addr));
+  const size_t width = atomic_width(t);
+  if ((uintptr_t)addr % width)
+    return ret(fail(LOOM_ERR_INVALID, "%s: %p is not %zu-byte aligned (a %s atomic needs its natural alignment)", fn,
+                    addr, width, type_name(t)));
   if (!page_live(page))
     return ret(fail(LOOM_ERR_BAD_POINTER, "%s: %p is not in an allocated block (never allocated, or already freed)",
-                    fn, (void*)addr));
+                    fn, addr));
   proto_before_atomic(page);
   int h = rt.pages.home[page];
-  uint64_t off = (uint64_t)((uint8_t*)addr - rt.base), r = 0;
-  switch (op) {
-    case kAdd: r = rt.tp.fetch_add(h, Seg::Data, off, a); break;
-    case kCas: r = rt.tp.cas(h, Seg::Data, off, a, b); break;
-    case kXchg: r = rt.tp.swap(h, Seg::Data, off, a); break;
-    case kLoad: r = rt.tp.load(h, Seg::Data, off); break;
-    case kStore: rt.tp.store(h, Seg::Data, off, a); break;
-  }
-  if (op != kLoad && (op != kCas || r == a)) proto_after_atomic(page);
+  uint64_t off = (uint64_t)((uint8_t*)addr - rt.base);
+  uint64_t r = rt.tp.atomic_op(h, Seg::Data, off, t, op, a, b);
+  if (op != AtomicOp::Load && (op != AtomicOp::Cas || r == a)) proto_after_atomic(page);
   rt.st.s.atomics++;
   if (old) *old = r;
   return LOOM_OK;
 }
+
+// The bits of a value of type T, and back.
+template <class T>
+uint64_t bits(T v) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a word");
+  if constexpr (sizeof(T) == 4) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u;
+  } else {
+    uint64_t u;
+    std::memcpy(&u, &v, 8);
+    return u;
+  }
+}
+template <class T>
+T from_bits(uint64_t u) {
+  T v;
+  if constexpr (sizeof(T) == 4) {
+    uint32_t w = (uint32_t)u;
+    std::memcpy(&v, &w, 4);
+  } else {
+    std::memcpy(&v, &u, 8);
+  }
+  return v;
+}
+
+// One family of loom_atomic_* per type, on top of atomic().
+template <class T, AtomicType kType>
+struct Atomics {
+  static loom_status_t run(const char* fn, T* addr, AtomicOp op, T a, T b, T* old) {
+    uint64_t r = 0;
+    loom_status_t s = atomic(fn, addr, kType, op, bits(a), bits(b), &r);
+    if (s == LOOM_OK && old) *old = from_bits<T>(r);
+    return s;
+  }
+  static loom_status_t load(const char* fn, T* addr, T* value) {
+    if (!value) return ret(fail(LOOM_ERR_INVALID, "%s: value is NULL", fn));
+    return run(fn, addr, AtomicOp::Load, T(), T(), value);
+  }
+};
+using U32 = Atomics<uint32_t, AtomicType::U32>;
+using U64 = Atomics<uint64_t, AtomicType::U64>;
+using F32 = Atomics<float, AtomicType::F32>;
+using F64 = Atomics<double, AtomicType::F64>;
 
 }  // namespace
 
 extern "C" {
 
 loom_status_t loom_atomic_fetch_add(uint64_t* addr, uint64_t value, uint64_t* old) {
-  return atomic("loom_atomic_fetch_add", addr, kAdd, value, 0, old);
+  return U64::run("loom_atomic_fetch_add", addr, AtomicOp::Add, value, 0, old);
 }
 loom_status_t loom_atomic_cas(uint64_t* addr, uint64_t expected, uint64_t desired, uint64_t* old) {
-  return atomic("loom_atomic_cas", addr, kCas, expected, desired, old);
+  return U64::run("loom_atomic_cas", addr, AtomicOp::Cas, expected, desired, old);
 }
 loom_status_t loom_atomic_exchange(uint64_t* addr, uint64_t value, uint64_t* old) {
-  return atomic("loom_atomic_exchange", addr, kXchg, value, 0, old);
+  return U64::run("loom_atomic_exchange", addr, AtomicOp::Swap, value, 0, old);
 }
-loom_status_t loom_atomic_load(uint64_t* addr, uint64_t* value) {
-  if (!value) return ret(fail(LOOM_ERR_INVALID, "loom_atomic_load: value is NULL"));
-  return atomic("loom_atomic_load", addr, kLoad, 0, 0, value);
-}
+loom_status_t loom_atomic_load(uint64_t* addr, uint64_t* value) { return U64::load("loom_atomic_load", addr, value); }
 loom_status_t loom_atomic_store(uint64_t* addr, uint64_t value) {
-  return atomic("loom_atomic_store", addr, kStore, value, 0, nullptr);
+  return U64::run("loom_atomic_store", addr, AtomicOp::Store, value, 0, nullptr);
+}
+
+loom_status_t loom_atomic_fetch_add_u32(uint32_t* addr, uint32_t value, uint32_t* old) {
+  return U32::run("loom_atomic_fetch_add_u32", addr, AtomicOp::Add, value, 0, old);
+}
+loom_status_t loom_atomic_cas_u32(uint32_t* addr, uint32_t expected, uint32_t desired, uint32_t* old) {
+  return U32::run("loom_atomic_cas_u32", addr, AtomicOp::Cas, expected, desired, old);
+}
+loom_status_t loom_atomic_exchange_u32(uint32_t* addr, uint32_t value, uint32_t* old) {
+  return U32::run("loom_atomic_exchange_u32", addr, AtomicOp::Swap, value, 0, old);
+}
+loom_status_t loom_atomic_load_u32(uint32_t* addr, uint32_t* value) {
+  return U32::load("loom_atomic_load_u32", addr, value);
+}
+loom_status_t loom_atomic_store_u32(uint32_t* addr, uint32_t value) {
+  return U32::run("loom_atomic_store_u32", addr, AtomicOp::Store, value, 0, nullptr);
+}
+
+loom_status_t loom_atomic_fetch_add_f32(float* addr, float value, float* old) {
+  return F32::run("loom_atomic_fetch_add_f32", addr, AtomicOp::Add, value, 0, old);
+}
+loom_status_t loom_atomic_cas_f32(float* addr, float expected, float desired, float* old) {
+  return F32::run("loom_atomic_cas_f32", addr, AtomicOp::Cas, expected, desired, old);
+}
+loom_status_t loom_atomic_exchange_f32(float* addr, float value, float* old) {
+  return F32::run("loom_atomic_exchange_f32", addr, AtomicOp::Swap, value, 0, old);
+}
+loom_status_t loom_atomic_load_f32(float* addr, float* value) { return F32::load("loom_atomic_load_f32", addr, value); }
+loom_status_t loom_atomic_store_f32(float* addr, float value) {
+  return F32::run("loom_atomic_store_f32", addr, AtomicOp::Store, value, 0, nullptr);
+}
+
+loom_status_t loom_atomic_fetch_add_f64(double* addr, double value, double* old) {
+  return F64::run("loom_atomic_fetch_add_f64", addr, AtomicOp::Add, value, 0, old);
+}
+loom_status_t loom_atomic_cas_f64(double* addr, double expected, double desired, double* old) {
+  return F64::run("loom_atomic_cas_f64", addr, AtomicOp::Cas, expected, desired, old);
+}
+loom_status_t loom_atomic_exchange_f64(double* addr, double value, double* old) {
+  return F64::run("loom_atomic_exchange_f64", addr, AtomicOp::Swap, value, 0, old);
+}
+loom_status_t loom_atomic_load_f64(double* addr, double* value) { return F64::load("loom_atomic_load_f64", addr, value); }
+loom_status_t loom_atomic_store_f64(double* addr, double value) {
+  return F64::run("loom_atomic_store_f64", addr, AtomicOp::Store, value, 0, nullptr);
 }
 
 loom_status_t loom_prepare(void* ptr, size_t len, int access) {

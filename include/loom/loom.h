@@ -236,6 +236,30 @@ LOOM_API loom_status_t loom_atomic_cas(uint64_t *addr, uint64_t expected, uint64
 LOOM_API loom_status_t loom_atomic_exchange(uint64_t *addr, uint64_t value, uint64_t *old);
 LOOM_API loom_status_t loom_atomic_load(uint64_t *addr, uint64_t *value);
 LOOM_API loom_status_t loom_atomic_store(uint64_t *addr, uint64_t value);
+/* The same operations on 4-byte-aligned 32-bit words (_u32), floats (_f32,
+ * 4-byte aligned) and doubles (_f64, 8-byte aligned).  A float's add is
+ * the IEEE add, done atomically at the home (a compare-and-swap loop on its
+ * bits); a float's cas compares bit patterns (-0.0 differs from 0.0, a NaN
+ * matches itself).  32-bit words next to each other are separate words
+ * (atomics on both halves of a 64-bit word lose no update); one word must
+ * not be reached by atomics of different widths or types.  A misaligned
+ * address gives LOOM_ERR_INVALID, one outside allocated Loom memory
+ * LOOM_ERR_BAD_POINTER. */
+LOOM_API loom_status_t loom_atomic_fetch_add_u32(uint32_t *addr, uint32_t value, uint32_t *old);
+LOOM_API loom_status_t loom_atomic_cas_u32(uint32_t *addr, uint32_t expected, uint32_t desired, uint32_t *old);
+LOOM_API loom_status_t loom_atomic_exchange_u32(uint32_t *addr, uint32_t value, uint32_t *old);
+LOOM_API loom_status_t loom_atomic_load_u32(uint32_t *addr, uint32_t *value);
+LOOM_API loom_status_t loom_atomic_store_u32(uint32_t *addr, uint32_t value);
+LOOM_API loom_status_t loom_atomic_fetch_add_f32(float *addr, float value, float *old);
+LOOM_API loom_status_t loom_atomic_cas_f32(float *addr, float expected, float desired, float *old);
+LOOM_API loom_status_t loom_atomic_exchange_f32(float *addr, float value, float *old);
+LOOM_API loom_status_t loom_atomic_load_f32(float *addr, float *value);
+LOOM_API loom_status_t loom_atomic_store_f32(float *addr, float value);
+LOOM_API loom_status_t loom_atomic_fetch_add_f64(double *addr, double value, double *old);
+LOOM_API loom_status_t loom_atomic_cas_f64(double *addr, double expected, double desired, double *old);
+LOOM_API loom_status_t loom_atomic_exchange_f64(double *addr, double value, double *old);
+LOOM_API loom_status_t loom_atomic_load_f64(double *addr, double *value);
+LOOM_API loom_status_t loom_atomic_store_f64(double *addr, double value);
 
 /* Make [ptr, ptr+len) valid for a system call or an MPI call: LOOM_READ if
  * the call reads the memory (write(2), MPI_Send), LOOM_WRITE if it writes it
