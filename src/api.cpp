@@ -626,6 +626,36 @@ loom_status_t loom_lock(uint32_t id) {
   return LOOM_OK;
 }
 
+// An acquire only when the lock is taken: a failed attempt costs one
+// atomic on the lock's tail and changes nothing, neither the queue nor this
+// rank's memory (no release, no acquire).  On success the release comes
+// after the lock is taken rather than before, as loom_lock's does: writes
+// made before the call still reach the homes before any later holder's
+// acquire (at the latest at loom_unlock).
+loom_status_t loom_trylock(uint32_t id, int* acquired) {
+  REQUIRE_INIT();
+  Status s = check_lock(id, "loom_trylock");
+  if (!s.is_ok()) return s.code();
+  if (!acquired) return ret(fail(LOOM_ERR_INVALID, "loom_trylock(%u): acquired is NULL", id));
+  if (rt.sync.held[id]) {  // held, by this rank: not taken again (no recursion)
+    *acquired = 0;
+    return LOOM_OK;
+  }
+  double t0 = stat_now();
+  if (!sync_trylock_raw(id)) {
+    rt.st.s.t_lock += stat_now() - t0;
+    *acquired = 0;
+    return LOOM_OK;
+  }
+  proto_release();
+  proto_acquire();
+  rt.sync.held[id] = 1;
+  rt.st.s.locks++;
+  rt.st.s.t_lock += stat_now() - t0;
+  *acquired = 1;
+  return LOOM_OK;
+}
+
 loom_status_t loom_unlock(uint32_t id) {
   REQUIRE_INIT();
   Status s = check_lock(id, "loom_unlock");

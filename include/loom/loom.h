@@ -226,6 +226,11 @@ LOOM_API loom_status_t loom_update(const void *ptr, size_t len);
  * loom_unlock a release. */
 LOOM_API loom_status_t loom_lock(uint32_t id);
 LOOM_API loom_status_t loom_unlock(uint32_t id);
+/* Take lock `id` only if no rank holds it or waits for it: *acquired = 1
+ * and the call is an acquire, as loom_lock; otherwise *acquired = 0 at
+ * once, with no effect at all (no queue entry, no memory action).  A lock
+ * this rank holds already is not taken again (*acquired = 0). */
+LOOM_API loom_status_t loom_trylock(uint32_t id, int *acquired);
 
 /* Atomics on 8-byte-aligned 64-bit words of Loom memory, performed at the
  * word's home.  The calling rank's own earlier writes to the word's page are
