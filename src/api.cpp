@@ -14,6 +14,7 @@
 #include "config.hpp"
 #include "heap.hpp"
 #include "intercept.hpp"
+#include "small_alloc.hpp"
 #include "protocol/protocol.hpp"
 #include "runtime.hpp"
 #include "vm.hpp"
@@ -80,7 +81,8 @@ void compute_layout() {
   m.lost = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
   m.copyset = align(m.lost + 8 + kLostMax * 8, 64);
   m.rings = align(m.copyset + rt.npages * 8, 64);
-  m.size = align(m.rings + N * kRingWords * 8, kPage);
+  m.small = align(m.rings + N * kRingWords * 8, 64);
+  m.size = align(m.small + kSmallMetaBytes, kPage);
 }
 
 // MPI libraries end the process inside MPI_Init when it fails (MPICH checks
@@ -158,6 +160,7 @@ Status init_local() {
     rt.rings.init(rt.nranks);
     rt.mig.init(rt.npages, rt.cfg.migrate != 0);
     rt.sync.init(rt.nranks, rt.cfg.locks);
+    rt.small.init();
   } catch (const std::bad_alloc&) {
     rt.pages.clear();
     rt.mig.init(0, false);
@@ -355,7 +358,7 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
   Status agreed = agree(args, 5, "loom_alloc_collective (size, policy, home, out != NULL, protocol)");
   if (!out) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: out is NULL");
   if (!agreed.is_ok()) return agreed;
-  if (size == 0) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: size 0");
+  if (size == 0) size = 1;  // like malloc(0): a block of its own (one page), freed as any other
   if (size > rt.size)
     return fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
                 size, (unsigned long long)rt.size);
@@ -474,10 +477,21 @@ loom_status_t loom_alloc_collective_protocol(size_t size, loom_protocol_t protoc
 loom_status_t loom_alloc(size_t size, void** out) {
   REQUIRE_INIT();
   if (!out) return ret(fail(LOOM_ERR_INVALID, "loom_alloc: out is NULL"));
-  if (size == 0) return ret(fail(LOOM_ERR_INVALID, "loom_alloc: size 0"));
   if (size > rt.size)
     return ret(fail(LOOM_ERR_NO_MEMORY, "loom_alloc: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
                     size, (unsigned long long)rt.size));
+  // Like malloc(0): a block of its own, the smallest there is.
+  if (size == 0) size = 1;
+  if (size <= kSmallMax) {
+    void* p = nullptr;
+    Status s = small_alloc(size, &p);
+    if (!s.is_ok()) return s.code();
+    if (p) {
+      *out = p;
+      return LOOM_OK;
+    }
+    // Every chunk slot of this rank is in use: whole pages, as for large blocks.
+  }
   uint64_t npages = (size + kPage - 1) / kPage, first = 0;
   Status s = heap_alloc(npages, kHeapSingle, &first);
   if (!s.is_ok()) return s.code();
@@ -496,8 +510,15 @@ loom_status_t loom_free(void* ptr) {
   uint64_t page = 0, n = 0;
   Status s = page_of(ptr, "loom_free", &page);
   if (!s.is_ok()) return s.code();
-  if ((uint64_t)((uint8_t*)ptr - rt.base) % kPage)
-    return ret(fail(LOOM_ERR_BAD_POINTER, "loom_free of %p: not the start of a Loom block", ptr));
+  // Which kind of block holds the pointer decides how it is freed: the
+  // table is read without the heap lock (small blocks never take it).
+  HeapBlock b{};
+  if (!heap_find(page, &b))
+    return ret(fail(LOOM_ERR_BAD_POINTER, "loom_free of %p: not in a block Loom allocated, or already freed", ptr));
+  if (b.kind == kHeapSmall) return ret(small_free(ptr, b.first, b.tag));
+  if ((uint64_t)((uint8_t*)ptr - rt.base) % kPage || page != b.first)
+    return ret(fail(LOOM_ERR_BAD_POINTER, "loom_free of %p: not the start of a Loom block (its block starts at %p)", ptr,
+                    (void*)(rt.base + b.first * kPage)));
   // A free is a release: this rank's writes to the block reach the homes
   // before the block can be handed out again.
   proto_release();
