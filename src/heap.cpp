@@ -3,7 +3,9 @@
 // internal queue lock, so any rank can allocate or free at any time without
 // rank 0 taking part (it need not even be in Loom at the moment).  Blocks are
 // whole pages: the page is the unit of coherence, and a block that shares no
-// page with another can be given its own home policy.  First fit.
+// page with another can be given its own home policy.  First fit.  Small
+// loom_alloc blocks share pages inside chunks, which are blocks of this
+// table (kind kHeapSmall; small_alloc.cpp carves them).
 //
 // A version word makes the table readable without the lock (seqlock): the
 // fault handler of a rank that touches a block another rank allocated looks

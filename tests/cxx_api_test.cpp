@@ -166,6 +166,17 @@ void test_atomics() {
   if (won) CHECK(w[1] == (uint64_t)me + 1);
   // A failing CAS leaves the word alone.
   CHECK(loom::compare_swap(&w[1], 12345, 999) == w[1]);
+  // The typed overloads and try_lock.
+  float* f = reinterpret_cast<float*>(&w[2]);
+  uint32_t* u = reinterpret_cast<uint32_t*>(&w[3]);
+  (void)loom::fetch_add(f, 1.0f);
+  (void)loom::fetch_add(u, 2);
+  double* d = reinterpret_cast<double*>(&w[4]);
+  (void)loom::fetch_add(d, 0.5);
+  loom::barrier();
+  CHECK(loom::load(f) == (float)n && loom::load(u) == 2u * (uint32_t)n && loom::load(d) == 0.5 * n);
+  loom::barrier();
+  if (loom::try_lock(2)) loom::check(loom_unlock(2));
   loom::barrier();
   CHECK(w[1] >= 1 && w[1] <= (uint64_t)n);
   loom::barrier();

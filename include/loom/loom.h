@@ -161,7 +161,8 @@ LOOM_API double loom_global_time(void);
 
 /* Collective allocation: every rank calls with the same size; each gets the
  * same address.  Homes follow the configured policy.  The memory reads as
- * zero.  Blocks are whole pages (the unit of coherence). */
+ * zero.  Blocks are whole pages (the unit of coherence); size 0 gives a
+ * block of one page of its own, like malloc(0) a unique pointer. */
 LOOM_API loom_status_t loom_alloc_collective(size_t size, void **out);
 /* Like loom_alloc_collective with an explicit home policy for this block. */
 LOOM_API loom_status_t loom_alloc_collective_policy(size_t size, loom_home_policy_t policy, void **out);
@@ -171,10 +172,20 @@ LOOM_API loom_status_t loom_alloc_collective_at(size_t size, int home_rank, void
  * protocol (the others follow LOOM_PROTOCOL). */
 LOOM_API loom_status_t loom_alloc_collective_protocol(size_t size, loom_protocol_t protocol, void **out);
 /* Single-rank allocation: any rank allocates; the pointer is valid on every
- * rank.  Pages are homed on first touch.  Any rank may free it. */
+ * rank, 16-byte aligned at least, and the memory reads as zero.  Any rank
+ * may free it.  Sizes up to 2048 bytes are packed: they come from size
+ * classes (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536,
+ * 2048 bytes) carved from 64 KiB chunks the allocating rank takes from the
+ * global memory, so blocks of different ranks' programs may share a page
+ * (the multiple-writer protocol merges their writes); chunks are not given
+ * back to the global memory, a freed small block is reused for its class.
+ * Larger sizes are whole pages, homed on first touch.  Size 0 gives a
+ * unique 16-byte block (as malloc(0) a unique pointer). */
 LOOM_API loom_status_t loom_alloc(size_t size, void **out);
 /* Free a block from loom_alloc (any rank) or loom_alloc_collective (all
- * ranks call, collectively). */
+ * ranks call, collectively).  A pointer that is not the start of a live
+ * block (inside one, never handed out, freed already) gives
+ * LOOM_ERR_BAD_POINTER and changes nothing. */
 LOOM_API loom_status_t loom_free(void *ptr);
 LOOM_API loom_status_t loom_free_collective(void *ptr);
 
