@@ -14,6 +14,7 @@
 #include "config.hpp"
 #include "heap.hpp"
 #include "intercept.hpp"
+#include "small_alloc.hpp"
 #include "protocol/protocol.hpp"
 #include "runtime.hpp"
 #include "spawn.hpp"
@@ -88,7 +89,8 @@ void compute_layout() {
   m.lost = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
   m.copyset = align(m.lost + 8 + kLostMax * 8, 64);
   m.rings = align(m.copyset + rt.npages * 8, 64);
-  m.size = align(m.rings + N * kRingWords * 8, kPage);
+  m.small = align(m.rings + N * kRingWords * 8, 64);
+  m.size = align(m.small + kSmallMetaBytes, kPage);
 }
 
 // MPI libraries end the process inside MPI_Init when it fails (MPICH checks
@@ -166,6 +168,7 @@ Status init_local() {
     rt.rings.init(rt.nranks);
     rt.mig.init(rt.npages, rt.cfg.migrate != 0);
     rt.sync.init(rt.nranks, rt.cfg.locks);
+    rt.small.init();
   } catch (const std::bad_alloc&) {
     rt.pages.clear();
     rt.mig.init(0, false);
@@ -364,7 +367,7 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
   Status agreed = agree(args, 5, "loom_alloc_collective (size, policy, home, out != NULL, protocol)");
   if (!out) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: out is NULL");
   if (!agreed.is_ok()) return agreed;
-  if (size == 0) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: size 0");
+  if (size == 0) size = 1;  // like malloc(0): a block of its own (one page), freed as any other
   if (size > rt.size)
     return fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
                 size, (unsigned long long)rt.size);
@@ -484,10 +487,21 @@ loom_status_t loom_alloc_collective_protocol(size_t size, loom_protocol_t protoc
 loom_status_t loom_alloc(size_t size, void** out) {
   REQUIRE_INIT();
   if (!out) return ret(fail(LOOM_ERR_INVALID, "loom_alloc: out is NULL"));
-  if (size == 0) return ret(fail(LOOM_ERR_INVALID, "loom_alloc: size 0"));
   if (size > rt.size)
     return ret(fail(LOOM_ERR_NO_MEMORY, "loom_alloc: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
                     size, (unsigned long long)rt.size));
+  // Like malloc(0): a block of its own, the smallest there is.
+  if (size == 0) size = 1;
+  if (size <= kSmallMax) {
+    void* p = nullptr;
+    Status s = small_alloc(size, &p);
+    if (!s.is_ok()) return s.code();
+    if (p) {
+      *out = p;
+      return LOOM_OK;
+    }
+    // Every chunk slot of this rank is in use: whole pages, as for large blocks.
+  }
   uint64_t npages = (size + kPage - 1) / kPage, first = 0;
   Status s = heap_alloc(npages, kHeapSingle, &first);
   if (!s.is_ok()) return s.code();
@@ -506,8 +520,15 @@ loom_status_t loom_free(void* ptr) {
   uint64_t page = 0, n = 0;
   Status s = page_of(ptr, "loom_free", &page);
   if (!s.is_ok()) return s.code();
-  if ((uint64_t)((uint8_t*)ptr - rt.base) % kPage)
-    return ret(fail(LOOM_ERR_BAD_POINTER, "loom_free of %p: not the start of a Loom block", ptr));
+  // Which kind of block holds the pointer decides how it is freed: the
+  // table is read without the heap lock (small blocks never take it).
+  HeapBlock b{};
+  if (!heap_find(page, &b))
+    return ret(fail(LOOM_ERR_BAD_POINTER, "loom_free of %p: not in a block Loom allocated, or already freed", ptr));
+  if (b.kind == kHeapSmall) return ret(small_free(ptr, b.first, b.tag));
+  if ((uint64_t)((uint8_t*)ptr - rt.base) % kPage || page != b.first)
+    return ret(fail(LOOM_ERR_BAD_POINTER, "loom_free of %p: not the start of a Loom block (its block starts at %p)", ptr,
+                    (void*)(rt.base + b.first * kPage)));
   // A free is a release: this rank's writes to the block reach the homes
   // before the block can be handed out again.
   proto_release();
@@ -643,6 +664,36 @@ loom_status_t loom_lock(uint32_t id) {
   return LOOM_OK;
 }
 
+// An acquire only when the lock is taken: a failed attempt costs one
+// atomic on the lock's tail and changes nothing, neither the queue nor this
+// rank's memory (no release, no acquire).  On success the release comes
+// after the lock is taken rather than before, as loom_lock's does: writes
+// made before the call still reach the homes before any later holder's
+// acquire (at the latest at loom_unlock).
+loom_status_t loom_trylock(uint32_t id, int* acquired) {
+  REQUIRE_INIT();
+  Status s = check_lock(id, "loom_trylock");
+  if (!s.is_ok()) return s.code();
+  if (!acquired) return ret(fail(LOOM_ERR_INVALID, "loom_trylock(%u): acquired is NULL", id));
+  if (rt.sync.held[id]) {  // held, by this rank: not taken again (no recursion)
+    *acquired = 0;
+    return LOOM_OK;
+  }
+  double t0 = stat_now();
+  if (!sync_trylock_raw(id)) {
+    rt.st.s.t_lock += stat_now() - t0;
+    *acquired = 0;
+    return LOOM_OK;
+  }
+  proto_release();
+  proto_acquire();
+  rt.sync.held[id] = 1;
+  rt.st.s.locks++;
+  rt.st.s.t_lock += stat_now() - t0;
+  *acquired = 1;
+  return LOOM_OK;
+}
+
 loom_status_t loom_unlock(uint32_t id) {
   REQUIRE_INIT();
   Status s = check_lock(id, "loom_unlock");
@@ -684,53 +735,146 @@ Status live_range(const void* ptr, size_t len, const char* fn, uint64_t* first, 
   return Status::ok();
 }
 
-enum AtomicOp { kAdd, kCas, kXchg, kLoad, kStore };
+const char* type_name(AtomicType t) {
+  switch (t) {
+    case AtomicType::U32: return "32-bit integer";
+    case AtomicType::U64: return "64-bit integer";
+    case AtomicType::F32: return "float";
+    case AtomicType::F64: return "double";
+  }
+  return "?";
+}
 
-loom_status_t atomic(const char* fn, uint64_t* addr, AtomicOp op, uint64_t a, uint64_t b, uint64_t* old) {
+// Every loom_atomic_*: the word's checks, then the operation at its home.
+// Operands and the old value are the word's bits (zero above its width).
+loom_status_t atomic(const char* fn, void* addr, AtomicType t, AtomicOp op, uint64_t a, uint64_t b, uint64_t* old) {
   Status ready = need_init(fn);
   if (!ready.is_ok()) return ready.code();
   uint64_t page = 0;
   Status s = page_of(addr, fn, &page);
   if (!s.is_ok()) return s.code();
-  if ((uintptr_t)addr % 8) return ret(fail(LOOM_ERR_INVALID, "%s: %p is not 8-byte aligned", fn, (void*)addr));
+  const size_t width = atomic_width(t);
+  if ((uintptr_t)addr % width)
+    return ret(fail(LOOM_ERR_INVALID, "%s: %p is not %zu-byte aligned (a %s atomic needs its natural alignment)", fn,
+                    addr, width, type_name(t)));
   if (!page_live(page))
     return ret(fail(LOOM_ERR_BAD_POINTER, "%s: %p is not in an allocated block (never allocated, or already freed)",
-                    fn, (void*)addr));
+                    fn, addr));
   proto_before_atomic(page);
   int h = rt.pages.home[page];
-  uint64_t off = (uint64_t)((uint8_t*)addr - rt.base), r = 0;
-  switch (op) {
-    case kAdd: r = rt.tp.fetch_add(h, Seg::Data, off, a); break;
-    case kCas: r = rt.tp.cas(h, Seg::Data, off, a, b); break;
-    case kXchg: r = rt.tp.swap(h, Seg::Data, off, a); break;
-    case kLoad: r = rt.tp.load(h, Seg::Data, off); break;
-    case kStore: rt.tp.store(h, Seg::Data, off, a); break;
-  }
-  if (op != kLoad && (op != kCas || r == a)) proto_after_atomic(page);
+  uint64_t off = (uint64_t)((uint8_t*)addr - rt.base);
+  uint64_t r = rt.tp.atomic_op(h, Seg::Data, off, t, op, a, b);
+  if (op != AtomicOp::Load && (op != AtomicOp::Cas || r == a)) proto_after_atomic(page);
   rt.st.s.atomics++;
   if (old) *old = r;
   return LOOM_OK;
 }
+
+// The bits of a value of type T, and back.
+template <class T>
+uint64_t bits(T v) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a word");
+  if constexpr (sizeof(T) == 4) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u;
+  } else {
+    uint64_t u;
+    std::memcpy(&u, &v, 8);
+    return u;
+  }
+}
+template <class T>
+T from_bits(uint64_t u) {
+  T v;
+  if constexpr (sizeof(T) == 4) {
+    uint32_t w = (uint32_t)u;
+    std::memcpy(&v, &w, 4);
+  } else {
+    std::memcpy(&v, &u, 8);
+  }
+  return v;
+}
+
+// One family of loom_atomic_* per type, on top of atomic().
+template <class T, AtomicType kType>
+struct Atomics {
+  static loom_status_t run(const char* fn, T* addr, AtomicOp op, T a, T b, T* old) {
+    uint64_t r = 0;
+    loom_status_t s = atomic(fn, addr, kType, op, bits(a), bits(b), &r);
+    if (s == LOOM_OK && old) *old = from_bits<T>(r);
+    return s;
+  }
+  static loom_status_t load(const char* fn, T* addr, T* value) {
+    if (!value) return ret(fail(LOOM_ERR_INVALID, "%s: value is NULL", fn));
+    return run(fn, addr, AtomicOp::Load, T(), T(), value);
+  }
+};
+using U32 = Atomics<uint32_t, AtomicType::U32>;
+using U64 = Atomics<uint64_t, AtomicType::U64>;
+using F32 = Atomics<float, AtomicType::F32>;
+using F64 = Atomics<double, AtomicType::F64>;
 
 }  // namespace
 
 extern "C" {
 
 loom_status_t loom_atomic_fetch_add(uint64_t* addr, uint64_t value, uint64_t* old) {
-  return atomic("loom_atomic_fetch_add", addr, kAdd, value, 0, old);
+  return U64::run("loom_atomic_fetch_add", addr, AtomicOp::Add, value, 0, old);
 }
 loom_status_t loom_atomic_cas(uint64_t* addr, uint64_t expected, uint64_t desired, uint64_t* old) {
-  return atomic("loom_atomic_cas", addr, kCas, expected, desired, old);
+  return U64::run("loom_atomic_cas", addr, AtomicOp::Cas, expected, desired, old);
 }
 loom_status_t loom_atomic_exchange(uint64_t* addr, uint64_t value, uint64_t* old) {
-  return atomic("loom_atomic_exchange", addr, kXchg, value, 0, old);
+  return U64::run("loom_atomic_exchange", addr, AtomicOp::Swap, value, 0, old);
 }
-loom_status_t loom_atomic_load(uint64_t* addr, uint64_t* value) {
-  if (!value) return ret(fail(LOOM_ERR_INVALID, "loom_atomic_load: value is NULL"));
-  return atomic("loom_atomic_load", addr, kLoad, 0, 0, value);
-}
+loom_status_t loom_atomic_load(uint64_t* addr, uint64_t* value) { return U64::load("loom_atomic_load", addr, value); }
 loom_status_t loom_atomic_store(uint64_t* addr, uint64_t value) {
-  return atomic("loom_atomic_store", addr, kStore, value, 0, nullptr);
+  return U64::run("loom_atomic_store", addr, AtomicOp::Store, value, 0, nullptr);
+}
+
+loom_status_t loom_atomic_fetch_add_u32(uint32_t* addr, uint32_t value, uint32_t* old) {
+  return U32::run("loom_atomic_fetch_add_u32", addr, AtomicOp::Add, value, 0, old);
+}
+loom_status_t loom_atomic_cas_u32(uint32_t* addr, uint32_t expected, uint32_t desired, uint32_t* old) {
+  return U32::run("loom_atomic_cas_u32", addr, AtomicOp::Cas, expected, desired, old);
+}
+loom_status_t loom_atomic_exchange_u32(uint32_t* addr, uint32_t value, uint32_t* old) {
+  return U32::run("loom_atomic_exchange_u32", addr, AtomicOp::Swap, value, 0, old);
+}
+loom_status_t loom_atomic_load_u32(uint32_t* addr, uint32_t* value) {
+  return U32::load("loom_atomic_load_u32", addr, value);
+}
+loom_status_t loom_atomic_store_u32(uint32_t* addr, uint32_t value) {
+  return U32::run("loom_atomic_store_u32", addr, AtomicOp::Store, value, 0, nullptr);
+}
+
+loom_status_t loom_atomic_fetch_add_f32(float* addr, float value, float* old) {
+  return F32::run("loom_atomic_fetch_add_f32", addr, AtomicOp::Add, value, 0, old);
+}
+loom_status_t loom_atomic_cas_f32(float* addr, float expected, float desired, float* old) {
+  return F32::run("loom_atomic_cas_f32", addr, AtomicOp::Cas, expected, desired, old);
+}
+loom_status_t loom_atomic_exchange_f32(float* addr, float value, float* old) {
+  return F32::run("loom_atomic_exchange_f32", addr, AtomicOp::Swap, value, 0, old);
+}
+loom_status_t loom_atomic_load_f32(float* addr, float* value) { return F32::load("loom_atomic_load_f32", addr, value); }
+loom_status_t loom_atomic_store_f32(float* addr, float value) {
+  return F32::run("loom_atomic_store_f32", addr, AtomicOp::Store, value, 0, nullptr);
+}
+
+loom_status_t loom_atomic_fetch_add_f64(double* addr, double value, double* old) {
+  return F64::run("loom_atomic_fetch_add_f64", addr, AtomicOp::Add, value, 0, old);
+}
+loom_status_t loom_atomic_cas_f64(double* addr, double expected, double desired, double* old) {
+  return F64::run("loom_atomic_cas_f64", addr, AtomicOp::Cas, expected, desired, old);
+}
+loom_status_t loom_atomic_exchange_f64(double* addr, double value, double* old) {
+  return F64::run("loom_atomic_exchange_f64", addr, AtomicOp::Swap, value, 0, old);
+}
+loom_status_t loom_atomic_load_f64(double* addr, double* value) { return F64::load("loom_atomic_load_f64", addr, value); }
+loom_status_t loom_atomic_store_f64(double* addr, double value) {
+  return F64::run("loom_atomic_store_f64", addr, AtomicOp::Store, value, 0, nullptr);
 }
 
 // ---- fences and ordered atomics -------------------------------------------
@@ -795,21 +939,21 @@ loom_status_t ordered(const char* fn, loom_order_t order, Op op) {
 extern "C" {
 
 loom_status_t loom_atomic_fetch_add_explicit(uint64_t* addr, uint64_t value, uint64_t* old, loom_order_t order) {
-  return ordered(__func__, order, [&] { return atomic(__func__, addr, kAdd, value, 0, old); });
+  return ordered(__func__, order, [&] { return U64::run(__func__, addr, AtomicOp::Add, value, 0, old); });
 }
 loom_status_t loom_atomic_cas_explicit(uint64_t* addr, uint64_t expected, uint64_t desired, uint64_t* old,
                                        loom_order_t order) {
-  return ordered(__func__, order, [&] { return atomic(__func__, addr, kCas, expected, desired, old); });
+  return ordered(__func__, order, [&] { return U64::run(__func__, addr, AtomicOp::Cas, expected, desired, old); });
 }
 loom_status_t loom_atomic_exchange_explicit(uint64_t* addr, uint64_t value, uint64_t* old, loom_order_t order) {
-  return ordered(__func__, order, [&] { return atomic(__func__, addr, kXchg, value, 0, old); });
+  return ordered(__func__, order, [&] { return U64::run(__func__, addr, AtomicOp::Swap, value, 0, old); });
 }
 loom_status_t loom_atomic_load_explicit(uint64_t* addr, uint64_t* value, loom_order_t order) {
   if (!value) return ret(fail(LOOM_ERR_INVALID, "loom_atomic_load_explicit: value is NULL"));
-  return ordered(__func__, order, [&] { return atomic(__func__, addr, kLoad, 0, 0, value); });
+  return ordered(__func__, order, [&] { return U64::load(__func__, addr, value); });
 }
 loom_status_t loom_atomic_store_explicit(uint64_t* addr, uint64_t value, loom_order_t order) {
-  return ordered(__func__, order, [&] { return atomic(__func__, addr, kStore, value, 0, nullptr); });
+  return ordered(__func__, order, [&] { return U64::run(__func__, addr, AtomicOp::Store, value, 0, nullptr); });
 }
 
 // Lock ids handed out from one counter on rank 0 (word 251 of its barrier

@@ -3,7 +3,9 @@
 // internal queue lock, so any rank can allocate or free at any time without
 // rank 0 taking part (it need not even be in Loom at the moment).  Blocks are
 // whole pages: the page is the unit of coherence, and a block that shares no
-// page with another can be given its own home policy.  First fit.
+// page with another can be given its own home policy.  First fit.  Small
+// loom_alloc blocks share pages inside chunks, which are blocks of this
+// table (kind kHeapSmall; small_alloc.cpp carves them).
 //
 // A version word makes the table readable without the lock (seqlock): the
 // fault handler of a rank that touches a block another rank allocated looks
@@ -21,10 +23,15 @@
 namespace loom {
 namespace {
 
+// npages in the low 34 bits (LOOM_MEM_SIZE is at most 16 TiB: 2^32 pages),
+// the tag in the next 22, the kind in the top 8.
+constexpr uint64_t kPagesBits = 34;
+static_assert(kPagesBits + kHeapTagBits == 56, "the kind keeps the top byte");
 struct Block {
   uint64_t first;
-  uint64_t npages_kind;  // npages in the low 56 bits, kind in the top 8
-  uint64_t npages() const { return npages_kind & ((1ull << 56) - 1); }
+  uint64_t npages_kind;
+  uint64_t npages() const { return npages_kind & ((1ull << kPagesBits) - 1); }
+  uint32_t tag() const { return (uint32_t)((npages_kind >> kPagesBits) & ((1ull << kHeapTagBits) - 1)); }
   uint32_t kind() const { return (uint32_t)(npages_kind >> 56); }
 };
 // Header words: [0] version (odd while being changed), [1] count.
@@ -60,7 +67,8 @@ size_t find(const std::vector<Block>& t, uint64_t first) {
 
 }  // namespace
 
-Status heap_alloc(uint64_t npages, uint32_t kind, uint64_t* first_page) {
+Status heap_alloc(uint64_t npages, uint32_t kind, uint64_t* first_page, uint32_t tag) {
+  LOOM_ASSERT(tag < (1u << kHeapTagBits) && npages < (1ull << kPagesBits));
   std::vector<Block> t;
   sync_lock_raw(rt.heap_lock);
   read_table(t);
@@ -72,7 +80,7 @@ Status heap_alloc(uint64_t npages, uint32_t kind, uint64_t* first_page) {
   }
   bool fits = (i < t.size() || rt.npages - at >= npages) && t.size() < kHeapMax;
   if (fits) {
-    t.insert(t.begin() + (ptrdiff_t)i, Block{at, npages | ((uint64_t)kind << 56)});
+    t.insert(t.begin() + (ptrdiff_t)i, Block{at, npages | ((uint64_t)tag << kPagesBits) | ((uint64_t)kind << 56)});
     write_table(t, i);
   }
   sync_unlock_raw(rt.heap_lock);
@@ -180,11 +188,21 @@ bool find_block(uint64_t p, Block* out, uint64_t* version) {
 }
 }  // namespace
 
+bool heap_find(uint64_t p, HeapBlock* out) {
+  Block b;
+  uint64_t v;
+  if (!find_block(p, &b, &v)) return false;
+  *out = HeapBlock{b.first, b.npages(), b.kind(), b.tag()};
+  return true;
+}
+
+// Pages of chunks count as loom_alloc pages (kSingle: re-checked against
+// the table when it changed), like the blocks carved from them.
 bool heap_mark_if_allocated(uint64_t p) {
   Block b;
   uint64_t v;
   if (!find_block(p, &b, &v)) return false;
-  uint8_t f = b.kind() == kHeapSingle ? kAlloc | kSingle : kAlloc;
+  uint8_t f = b.kind() != kHeapCollective ? kAlloc | kSingle : kAlloc;
   for (uint64_t q = b.first; q < b.first + b.npages(); q++) {
     rt.pages.flags[q] |= f;
     rt.pages.heap_checked[q] = (uint32_t)v;
@@ -196,7 +214,7 @@ bool heap_still_allocated(uint64_t p) {
   uint64_t v = rt.tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
   if ((uint32_t)v == rt.pages.heap_checked[p] && !(v & 1)) return true;
   Block b;
-  if (find_block(p, &b, &v) && b.kind() == kHeapSingle) {
+  if (find_block(p, &b, &v) && b.kind() != kHeapCollective) {
     rt.pages.heap_checked[p] = (uint32_t)v;
     return true;
   }

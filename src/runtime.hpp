@@ -8,7 +8,7 @@
 //   vm                            the global range, protections, the fault signal
 //   protocol/                     page states, faults, release, acquire
 //   sync, clock                   barriers, locks, the global clock over transport atomics
-//   heap                          allocation of global memory
+//   heap, small_alloc             allocation of global memory
 //   api                           the C API
 // Thread safety: one application thread calls Loom (and takes faults).
 #pragma once
@@ -23,6 +23,7 @@
 #include "protocol/migrate.hpp"
 #include "protocol/notices.hpp"
 #include "protocol/page_table.hpp"
+#include "small_alloc.hpp"
 #include "stats.hpp"
 #include "status.hpp"
 #include "sync.hpp"
@@ -47,6 +48,7 @@ struct MetaLayout {
   uint64_t lost;       // lost-homes mailbox: count, then kLostMax page+1 entries
   uint64_t copyset;    // eager protocols: per page, the ranks holding a copy (meaningful at the home)
   uint64_t rings;      // notice rings, one per writer rank: kRingWords words each
+  uint64_t small;      // this rank's small-block chunks (small_alloc.hpp): frees counter, slots
   uint64_t size;
 };
 constexpr int kBarrierWords = 256;  // 64 dissemination, 64 pair, 64 clock ping, 2 clock pong
@@ -78,6 +80,7 @@ struct Runtime {
   Migration mig;         // protocol/migrate.cpp
   SyncState sync;        // sync.cpp (and clock.cpp's sequence)
   Stats st;              // stats.hpp, bumped by every layer
+  SmallHeap small;       // small_alloc.cpp (this rank's chunks)
   CheckpointState ckpt;  // checkpoint.cpp (collective blocks in order, restart replay)
 };
 

@@ -79,6 +79,19 @@ void sync_lock_raw(uint32_t id) {
   spin_until([&] { return tp.load(rt.rank, Seg::Meta, locked_off(id)) == 0; });
 }
 
+// The lock if it is free: the queue is empty exactly when the tail is 0, so
+// one CAS of the tail from 0 to this rank either makes it the holder with
+// no predecessor (its node's next cleared first, for a successor to link
+// into) or changes nothing.  A failed attempt leaves no queue entry: only
+// this rank's own node, unused while it neither holds nor waits, was
+// written.
+bool sync_trylock_raw(uint32_t id) {
+  Transport& tp = rt.tp;
+  const uint64_t me = (uint64_t)rt.rank + 1;
+  tp.store(rt.rank, Seg::Meta, next_off(id), 0);
+  return tp.cas(tail_rank(id), Seg::Meta, tail_off(id), 0, me) == 0;
+}
+
 void sync_unlock_raw(uint32_t id) {
   Transport& tp = rt.tp;
   const uint64_t me = (uint64_t)rt.rank + 1;

@@ -33,6 +33,9 @@ void sync_barrier_raw();           // dissemination barrier, no memory actions
 // the plain barrier, and false: nothing there is worth agreeing on).
 bool sync_barrier_any(bool mine);
 void sync_lock_raw(uint32_t id);   // MCS queue lock, no memory actions
+// The lock if no rank holds or waits for it (one CAS of the queue's tail);
+// false, with nothing changed, otherwise.
+bool sync_trylock_raw(uint32_t id);
 void sync_unlock_raw(uint32_t id);
 // Group barrier in two phases (split-phase / fuzzy, and over any subset):
 // arrive signals every other member, wait waits for every other member's

@@ -37,9 +37,12 @@ static uint64_t round_page(uint64_t x) { return (x + PAGE - 1) / PAGE * PAGE; }
 static unsigned char byte_of(uint64_t seed, size_t i) { return (unsigned char)(seed * 13 + i * 11 + 5); }
 static uint64_t stamp(int rank, int k) { return ((uint64_t)rank << 32) | (uint64_t)k | 0xab00000000000000ull; }
 
-/* Size of block k of `rank` in the concurrent phase: 8 bytes to ~5 pages. */
+/* Size of block k of `rank` in the concurrent phase: whole-page blocks,
+ * 2049 bytes to ~5 pages (smaller ones are carved from chunks that stay
+ * allocated, which the exhaustion test below cannot allow; tests/
+ * mr_alloc_small.c covers them). */
 static size_t size_of(int rank, int k) {
-  return 8 + ((uint64_t)k * 2654435761u + (uint64_t)rank * 977) % (5 * PAGE);
+  return 2049 + ((uint64_t)k * 2654435761u + (uint64_t)rank * 977) % (5 * PAGE - 2048);
 }
 
 /* All ranks' blocks, [2*i] = address, [2*i+1] = size; checks alignment,

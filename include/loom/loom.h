@@ -196,7 +196,8 @@ LOOM_API double loom_global_time(void);
 
 /* Collective allocation: every rank calls with the same size; each gets the
  * same address.  Homes follow the configured policy.  The memory reads as
- * zero.  Blocks are whole pages (the unit of coherence). */
+ * zero.  Blocks are whole pages (the unit of coherence); size 0 gives a
+ * block of one page of its own, like malloc(0) a unique pointer. */
 LOOM_API loom_status_t loom_alloc_collective(size_t size, void **out);
 /* Like loom_alloc_collective with an explicit home policy for this block. */
 LOOM_API loom_status_t loom_alloc_collective_policy(size_t size, loom_home_policy_t policy, void **out);
@@ -206,10 +207,20 @@ LOOM_API loom_status_t loom_alloc_collective_at(size_t size, int home_rank, void
  * protocol (the others follow LOOM_PROTOCOL). */
 LOOM_API loom_status_t loom_alloc_collective_protocol(size_t size, loom_protocol_t protocol, void **out);
 /* Single-rank allocation: any rank allocates; the pointer is valid on every
- * rank.  Pages are homed on first touch.  Any rank may free it. */
+ * rank, 16-byte aligned at least, and the memory reads as zero.  Any rank
+ * may free it.  Sizes up to 2048 bytes are packed: they come from size
+ * classes (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536,
+ * 2048 bytes) carved from 64 KiB chunks the allocating rank takes from the
+ * global memory, so blocks of different ranks' programs may share a page
+ * (the multiple-writer protocol merges their writes); chunks are not given
+ * back to the global memory, a freed small block is reused for its class.
+ * Larger sizes are whole pages, homed on first touch.  Size 0 gives a
+ * unique 16-byte block (as malloc(0) a unique pointer). */
 LOOM_API loom_status_t loom_alloc(size_t size, void **out);
 /* Free a block from loom_alloc (any rank) or loom_alloc_collective (all
- * ranks call, collectively). */
+ * ranks call, collectively).  A pointer that is not the start of a live
+ * block (inside one, never handed out, freed already) gives
+ * LOOM_ERR_BAD_POINTER and changes nothing. */
 LOOM_API loom_status_t loom_free(void *ptr);
 LOOM_API loom_status_t loom_free_collective(void *ptr);
 
@@ -266,6 +277,11 @@ LOOM_API loom_status_t loom_unlock(uint32_t id);
  * names its locks itself or takes them here, not both.  Fails with
  * LOOM_ERR_NO_MEMORY past LOOM_LOCKS ids. */
 LOOM_API loom_status_t loom_lock_alloc(uint32_t n, uint32_t *first);
+/* Take lock `id` only if no rank holds it or waits for it: *acquired = 1
+ * and the call is an acquire, as loom_lock; otherwise *acquired = 0 at
+ * once, with no effect at all (no queue entry, no memory action).  A lock
+ * this rank holds already is not taken again (*acquired = 0). */
+LOOM_API loom_status_t loom_trylock(uint32_t id, int *acquired);
 
 /* Atomics on 8-byte-aligned 64-bit words of Loom memory, performed at the
  * word's home.  The calling rank's own earlier writes to the word's page are
@@ -276,6 +292,30 @@ LOOM_API loom_status_t loom_atomic_cas(uint64_t *addr, uint64_t expected, uint64
 LOOM_API loom_status_t loom_atomic_exchange(uint64_t *addr, uint64_t value, uint64_t *old);
 LOOM_API loom_status_t loom_atomic_load(uint64_t *addr, uint64_t *value);
 LOOM_API loom_status_t loom_atomic_store(uint64_t *addr, uint64_t value);
+/* The same operations on 4-byte-aligned 32-bit words (_u32), floats (_f32,
+ * 4-byte aligned) and doubles (_f64, 8-byte aligned).  A float's add is
+ * the IEEE add, done atomically at the home (a compare-and-swap loop on its
+ * bits); a float's cas compares bit patterns (-0.0 differs from 0.0, a NaN
+ * matches itself).  32-bit words next to each other are separate words
+ * (atomics on both halves of a 64-bit word lose no update); one word must
+ * not be reached by atomics of different widths or types.  A misaligned
+ * address gives LOOM_ERR_INVALID, one outside allocated Loom memory
+ * LOOM_ERR_BAD_POINTER. */
+LOOM_API loom_status_t loom_atomic_fetch_add_u32(uint32_t *addr, uint32_t value, uint32_t *old);
+LOOM_API loom_status_t loom_atomic_cas_u32(uint32_t *addr, uint32_t expected, uint32_t desired, uint32_t *old);
+LOOM_API loom_status_t loom_atomic_exchange_u32(uint32_t *addr, uint32_t value, uint32_t *old);
+LOOM_API loom_status_t loom_atomic_load_u32(uint32_t *addr, uint32_t *value);
+LOOM_API loom_status_t loom_atomic_store_u32(uint32_t *addr, uint32_t value);
+LOOM_API loom_status_t loom_atomic_fetch_add_f32(float *addr, float value, float *old);
+LOOM_API loom_status_t loom_atomic_cas_f32(float *addr, float expected, float desired, float *old);
+LOOM_API loom_status_t loom_atomic_exchange_f32(float *addr, float value, float *old);
+LOOM_API loom_status_t loom_atomic_load_f32(float *addr, float *value);
+LOOM_API loom_status_t loom_atomic_store_f32(float *addr, float value);
+LOOM_API loom_status_t loom_atomic_fetch_add_f64(double *addr, double value, double *old);
+LOOM_API loom_status_t loom_atomic_cas_f64(double *addr, double expected, double desired, double *old);
+LOOM_API loom_status_t loom_atomic_exchange_f64(double *addr, double value, double *old);
+LOOM_API loom_status_t loom_atomic_load_f64(double *addr, double *value);
+LOOM_API loom_status_t loom_atomic_store_f64(double *addr, double value);
 
 /* Fences: the two halves of a synchronization, without a lock or barrier.
  * loom_release() makes this rank's writes so far visible at their homes

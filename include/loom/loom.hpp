@@ -1,7 +1,9 @@
 // Loom C++ API: a thin, header-only layer over loom.h.
 //   - loom::runtime: RAII init/finalize;
 //   - loom::alloc_collective<T>(n) / loom::alloc<T>(n): typed allocation;
-//   - loom::lock_guard: RAII lock/unlock;
+//   - loom::lock_guard: RAII lock/unlock; loom::try_lock;
+//   - loom::fetch_add / compare_swap / exchange / load / store: atomics,
+//     overloaded for uint64_t, uint32_t, float and double words;
 //   - loom::error: the exception these helpers throw on a non-OK status (it
 //     carries the status and the detailed message).  Exceptions are thrown in
 //     the caller's code only; none crosses the C library.
@@ -84,15 +86,70 @@ class lock_guard {
   uint32_t id_;
 };
 
-inline uint64_t fetch_add(uint64_t* a, uint64_t v) {
-  uint64_t old = 0;
-  check(loom_atomic_fetch_add(a, v, &old));
+// Take lock id if no rank holds or waits for it; true when taken (then
+// unlock it with loom_unlock, or adopt it in a lock_guard-like owner).
+inline bool try_lock(uint32_t id) {
+  int got = 0;
+  check(loom_trylock(id, &got));
+  return got != 0;
+}
+
+// The atomics of one word type: the C functions, by type.
+namespace detail {
+template <class T>
+struct atomics;
+template <class T, auto Add, auto Cas, auto Xchg, auto Load, auto Store>
+struct atomics_of {
+  using value = T;
+  static constexpr auto add = Add;
+  static constexpr auto cas = Cas;
+  static constexpr auto xchg = Xchg;
+  static constexpr auto load = Load;
+  static constexpr auto store = Store;
+};
+template <>
+struct atomics<uint64_t> : atomics_of<uint64_t, loom_atomic_fetch_add, loom_atomic_cas, loom_atomic_exchange,
+                                      loom_atomic_load, loom_atomic_store> {};
+template <>
+struct atomics<uint32_t> : atomics_of<uint32_t, loom_atomic_fetch_add_u32, loom_atomic_cas_u32,
+                                      loom_atomic_exchange_u32, loom_atomic_load_u32, loom_atomic_store_u32> {};
+template <>
+struct atomics<float> : atomics_of<float, loom_atomic_fetch_add_f32, loom_atomic_cas_f32, loom_atomic_exchange_f32,
+                                   loom_atomic_load_f32, loom_atomic_store_f32> {};
+template <>
+struct atomics<double> : atomics_of<double, loom_atomic_fetch_add_f64, loom_atomic_cas_f64, loom_atomic_exchange_f64,
+                                    loom_atomic_load_f64, loom_atomic_store_f64> {};
+}  // namespace detail
+
+// The word's type decides (uint64_t, uint32_t, float, double); the value
+// converts to it.
+template <class T>
+T fetch_add(T* a, typename detail::atomics<T>::value v) {
+  T old{};
+  check(detail::atomics<T>::add(a, v, &old));
   return old;
 }
-inline uint64_t compare_swap(uint64_t* a, uint64_t expected, uint64_t desired) {
-  uint64_t old = 0;
-  check(loom_atomic_cas(a, expected, desired, &old));
+template <class T>
+T compare_swap(T* a, typename detail::atomics<T>::value expected, typename detail::atomics<T>::value desired) {
+  T old{};
+  check(detail::atomics<T>::cas(a, expected, desired, &old));
   return old;
+}
+template <class T>
+T exchange(T* a, typename detail::atomics<T>::value v) {
+  T old{};
+  check(detail::atomics<T>::xchg(a, v, &old));
+  return old;
+}
+template <class T>
+T load(T* a) {
+  T v{};
+  check(detail::atomics<T>::load(a, &v));
+  return v;
+}
+template <class T>
+void store(T* a, typename detail::atomics<T>::value v) {
+  check(detail::atomics<T>::store(a, v));
 }
 
 }  // namespace loom

@@ -6,6 +6,8 @@
 //   get      a = length; the reply (tag kTagReply) is the bytes themselves,
 //            received straight into the caller's buffer.
 //   atomics  a, b = operands (cas: expected, desired); reply one word.
+//            A typed atomic (kOpTyped) also names the word's type and the
+//            operation in word 0 (bits 40-47, 48-55).
 //   puts     put records (common.hpp) {seg | len << 8, off} + len bytes
 //            padded to 8, at most kBatchBytes per message; kOpPutsAck
 //            replies one word when done.
@@ -49,6 +51,7 @@ enum : uint32_t {
   kOpLoads = 10,   // n Meta offsets follow the header; reply n words
   kOpStop = 11,    // from this rank itself at finalize: the thread exits
   kOpOrRange = 12, // OR b into a words from off; reply their old values
+  kOpTyped = 13,   // a typed atomic (type, op in word 0); reply one word
 };
 
 constexpr int kTagReq = 1, kTagReply = 2;
@@ -86,6 +89,10 @@ bool set_slice(uint64_t ns) {
 }
 
 inline uint64_t head(uint32_t op, Seg s) { return (uint64_t)op | ((uint64_t)(int)s << 32); }
+// kOpTyped: the type in bits 40-47 of word 0, the operation in 48-55.
+inline uint64_t head_typed(Seg s, AtomicType t, AtomicOp op) {
+  return head(kOpTyped, s) | ((uint64_t)t << 40) | ((uint64_t)op << 48);
+}
 
 }  // namespace
 
@@ -260,7 +267,7 @@ void AsyncPath::wait_mine(int n, MPI_Request* rq) {
 // Perform one request on this rank's own memory and reply.
 void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uint64_t>& out) {
   const uint32_t op = (uint32_t)m[0];
-  const Seg seg = (Seg)(int)(m[0] >> 32);
+  const Seg seg = (Seg)(int)((m[0] >> 32) & 0xff);
   const uint64_t off = m[1], a = m[2], b = m[3];
   auto base = [&](Seg s) { return self_.base[(int)s]; };
   auto inside = [&](Seg s, uint64_t o, uint64_t len) {
@@ -322,6 +329,17 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
     reply(out.data(), a * 8);
     return;
   }
+  if (op == kOpTyped) {
+    const AtomicType t = (AtomicType)((m[0] >> 40) & 0xff);
+    const AtomicOp aop = (AtomicOp)((m[0] >> 48) & 0xff);
+    if (!atomic_valid(t, aop)) fatal("async transport: an unknown typed atomic %#llx from rank %d", (unsigned long long)m[0], src);
+    const size_t width = atomic_width(t);
+    inside(seg, off, width);
+    if (off % width) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)off, src);
+    const uint64_t r = apply_atomic(base(seg) + off, t, aop, a, b);
+    reply(&r, 8);
+    return;
+  }
   inside(seg, off, 8);
   if (off % 8) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)off, src);
   uint64_t* w = word(base(seg) + off);
@@ -343,9 +361,9 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
   reply(&r, 8);
 }
 
-uint64_t AsyncPath::rpc_word(int r, uint32_t op, Seg s, uint64_t off, uint64_t a, uint64_t b) {
+uint64_t AsyncPath::rpc_word(int r, uint64_t hdr, uint64_t off, uint64_t a, uint64_t b) {
   send_batch(r);
-  uint64_t m[kHdrWords] = {head(op, s), off, a, b}, result = 0;
+  uint64_t m[kHdrWords] = {hdr, off, a, b}, result = 0;
   MPI_Request rq[2];
   check(MPI_Irecv(&result, 8, MPI_BYTE, r, kTagReply, acomm_, &rq[0]), "MPI_Irecv");
   check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq[1]), "MPI_Isend");
@@ -353,19 +371,23 @@ uint64_t AsyncPath::rpc_word(int r, uint32_t op, Seg s, uint64_t off, uint64_t a
   return result;
 }
 
-uint64_t AsyncPath::load(int r, Seg s, uint64_t off) { return rpc_word(r, kOpLoad, s, off, 0, 0); }
+uint64_t AsyncPath::load(int r, Seg s, uint64_t off) { return rpc_word(r, head(kOpLoad, s), off, 0, 0); }
 
-void AsyncPath::store(int r, Seg s, uint64_t off, uint64_t v) { rpc_word(r, kOpStore, s, off, v, 0); }
-
-uint64_t AsyncPath::cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
-  return rpc_word(r, kOpCas, s, off, expected, desired);
+uint64_t AsyncPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) {
+  return rpc_word(r, head_typed(s, t, op), off, a, b);
 }
 
-uint64_t AsyncPath::fetch_add(int r, Seg s, uint64_t off, uint64_t v) { return rpc_word(r, kOpAdd, s, off, v, 0); }
+void AsyncPath::store(int r, Seg s, uint64_t off, uint64_t v) { rpc_word(r, head(kOpStore, s), off, v, 0); }
 
-uint64_t AsyncPath::fetch_or(int r, Seg s, uint64_t off, uint64_t v) { return rpc_word(r, kOpOr, s, off, v, 0); }
+uint64_t AsyncPath::cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
+  return rpc_word(r, head(kOpCas, s), off, expected, desired);
+}
 
-uint64_t AsyncPath::swap(int r, Seg s, uint64_t off, uint64_t v) { return rpc_word(r, kOpSwap, s, off, v, 0); }
+uint64_t AsyncPath::fetch_add(int r, Seg s, uint64_t off, uint64_t v) { return rpc_word(r, head(kOpAdd, s), off, v, 0); }
+
+uint64_t AsyncPath::fetch_or(int r, Seg s, uint64_t off, uint64_t v) { return rpc_word(r, head(kOpOr, s), off, v, 0); }
+
+uint64_t AsyncPath::swap(int r, Seg s, uint64_t off, uint64_t v) { return rpc_word(r, head(kOpSwap, s), off, v, 0); }
 
 void AsyncPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) {
   send_batch(r);

@@ -63,6 +63,7 @@ class AsyncPath final : public Path {
   uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) override;
   uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) override;
   uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) override;
+  uint64_t atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) override;
   void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) override;
   void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) override;
 
@@ -76,7 +77,7 @@ class AsyncPath final : public Path {
   bool serve_next(std::vector<uint64_t>& out);  // under serve_mu_
   void serve_one(int src, const uint64_t* msg, int bytes, std::vector<uint64_t>& out);
   void wait_mine(int n, MPI_Request* rq);  // the application thread's requests, serving meanwhile
-  uint64_t rpc_word(int r, uint32_t op, Seg s, uint64_t off, uint64_t a, uint64_t b);
+  uint64_t rpc_word(int r, uint64_t hdr, uint64_t off, uint64_t a, uint64_t b);  // hdr: word 0 of the request
   void send_batch(int r);  // pending puts to r, no acknowledgement
 
   MPI_Comm comm_;                   // the facade's (collectives)

@@ -95,4 +95,56 @@ size_t WordsByRank::group(size_t n, int nranks, void (*at)(size_t, int*, uint64_
   return grouped;
 }
 
+namespace {
+
+template <class W>
+uint64_t apply_int(W* w, AtomicOp op, W a, W b) {
+  switch (op) {
+    case AtomicOp::Load: return __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    case AtomicOp::Store: __atomic_store_n(w, a, __ATOMIC_RELEASE); return 0;
+    case AtomicOp::Cas: {
+      W expected = a;
+      __atomic_compare_exchange_n(w, &expected, b, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+      return expected;  // the old value either way
+    }
+    case AtomicOp::Add: return __atomic_fetch_add(w, a, __ATOMIC_ACQ_REL);
+    case AtomicOp::Swap: return __atomic_exchange_n(w, a, __ATOMIC_ACQ_REL);
+  }
+  return 0;
+}
+
+// A float's add: CPUs have no atomic floating add, so a CAS loop on the bits.
+template <class F, class W>
+uint64_t add_float(W* w, W add_bits) {
+  F add;
+  std::memcpy(&add, &add_bits, sizeof add);
+  W old = __atomic_load_n(w, __ATOMIC_RELAXED);
+  for (;;) {
+    F f;
+    std::memcpy(&f, &old, sizeof f);
+    f += add;
+    W desired;
+    std::memcpy(&desired, &f, sizeof desired);
+    if (__atomic_compare_exchange_n(w, &old, desired, true, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return old;
+  }
+}
+
+}  // namespace
+
+uint64_t apply_atomic(uint8_t* p, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) {
+  uint32_t* w32 = reinterpret_cast<uint32_t*>(p);
+  uint64_t* w64 = reinterpret_cast<uint64_t*>(p);
+  switch (t) {
+    case AtomicType::U32: return apply_int<uint32_t>(w32, op, (uint32_t)a, (uint32_t)b);
+    case AtomicType::U64: return apply_int<uint64_t>(w64, op, a, b);
+    case AtomicType::F32:
+      if (op == AtomicOp::Add) return add_float<float, uint32_t>(w32, (uint32_t)a);
+      return apply_int<uint32_t>(w32, op, (uint32_t)a, (uint32_t)b);
+    case AtomicType::F64:
+      if (op == AtomicOp::Add) return add_float<double, uint64_t>(w64, a);
+      return apply_int<uint64_t>(w64, op, a, b);
+  }
+  return 0;
+}
+
 }  // namespace loom

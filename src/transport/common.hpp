@@ -78,6 +78,11 @@ void* map_fd(int fd, uint64_t size);  // nullptr on failure
 
 inline uint64_t* word(uint8_t* p) { return reinterpret_cast<uint64_t*>(p); }
 
+// A typed atomic (transport.hpp, AtomicType) on the word at p, with CPU
+// atomics: what the direct path does to a mapped peer's memory and the
+// async protocol thread to its own.  p is aligned to the word's width.
+uint64_t apply_atomic(uint8_t* p, AtomicType t, AtomicOp op, uint64_t a, uint64_t b);
+
 // This rank's own segments, as a target applies operations to them.
 struct Segments {
   uint8_t* base[2];   // indexed by Seg

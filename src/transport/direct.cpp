@@ -176,6 +176,10 @@ uint64_t DirectPath::swap(int r, Seg s, uint64_t off, uint64_t v) {
   return __atomic_exchange_n(word(at(r, s, off)), v, __ATOMIC_ACQ_REL);
 }
 
+uint64_t DirectPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) {
+  return apply_atomic(at(r, s, off), t, op, a, b);
+}
+
 void DirectPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) {
   for (size_t i = 0; i < n; i++) {
     uint64_t o = __atomic_fetch_or(word(at(r, s, off + i * 8)), bits, __ATOMIC_ACQ_REL);

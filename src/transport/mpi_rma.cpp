@@ -189,6 +189,56 @@ uint64_t MpiRmaPath::swap(int r, Seg s, uint64_t off, uint64_t v) {
   return atomic(r, s, off, &v, nullptr, MPI_REPLACE);
 }
 
+// Floats travel as their bits (transport.hpp says why): every operation on
+// a word uses the one integer datatype of its width, and a float's add is a
+// CAS loop, a round trip per attempt.
+uint64_t MpiRmaPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) {
+  const bool wide = atomic_width(t) == 8;
+  if (op == AtomicOp::Add && (t == AtomicType::F32 || t == AtomicType::F64)) {
+    uint64_t old = atomic_op(r, s, off, t, AtomicOp::Load, 0, 0);
+    for (;;) {
+      uint64_t desired;
+      if (wide) {
+        double f, add;
+        std::memcpy(&f, &old, 8);
+        std::memcpy(&add, &a, 8);
+        f += add;
+        std::memcpy(&desired, &f, 8);
+      } else {
+        float f, add;
+        uint32_t o = (uint32_t)old, ab = (uint32_t)a, d;
+        std::memcpy(&f, &o, 4);
+        std::memcpy(&add, &ab, 4);
+        f += add;
+        std::memcpy(&d, &f, 4);
+        desired = d;
+      }
+      const uint64_t seen = atomic_op(r, s, off, t, AtomicOp::Cas, old, desired);
+      if (seen == old) return old;
+      old = seen;
+    }
+  }
+  WaitingIn in(waiting_);
+  MPI_Win w = win(s);
+  MPI_Datatype dt = wide ? MPI_UINT64_T : MPI_UINT32_T;
+  uint64_t origin = a, compare = a, result = 0;  // little-endian: a 32-bit word is the low bytes
+  uint32_t o32 = (uint32_t)a, c32 = (uint32_t)a, r32 = 0;
+  void* po = wide ? (void*)&origin : (void*)&o32;
+  void* pc = wide ? (void*)&compare : (void*)&c32;
+  void* pr = wide ? (void*)&result : (void*)&r32;
+  if (op == AtomicOp::Cas) {
+    if (wide) origin = b;
+    else o32 = (uint32_t)b;
+    check(MPI_Compare_and_swap(po, pc, pr, dt, r, (MPI_Aint)off, w), "MPI_Compare_and_swap");
+  } else {
+    MPI_Op mop = op == AtomicOp::Load ? MPI_NO_OP : op == AtomicOp::Add ? MPI_SUM : MPI_REPLACE;
+    check(MPI_Fetch_and_op(po, pr, dt, r, (MPI_Aint)off, mop, w), "MPI_Fetch_and_op");
+  }
+  check(MPI_Win_flush(r, w), "MPI_Win_flush");
+  if (op == AtomicOp::Store) return 0;
+  return wide ? result : r32;
+}
+
 void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) {
   WaitingIn in(waiting_);
   or_buf_.assign(n, bits);

@@ -42,6 +42,20 @@
 //   get of the same bytes is issued (releases flush; nothing else puts
 //   Data), so a get never overtakes a put still in a batch.
 //
+// Typed atomics (atomic_op): the C API's atomics on 32- and 64-bit
+// integers, floats and doubles, one operation on one naturally aligned word
+// of Data, at the word's home.  They take the same route as the word
+// atomics above (Transport::Route::atomics), so the atomicity rule of each
+// transport covers them unchanged: direct and async apply them with CPU
+// atomics on the target's memory (a float's add is a CAS loop on its bits);
+// mpi with MPI_Fetch_and_op / MPI_Compare_and_swap.  MPI makes concurrent
+// accumulates to one location atomic only when they use the same
+// predefined datatype, and MPI_Compare_and_swap takes no floating type, so
+// the mpi path handles a float or a double as its bits (MPI_UINT32_T,
+// MPI_UINT64_T) for every operation, its add a CAS loop over the network.
+// Words of different widths or types must not overlap (one 32-bit word and
+// its neighbour in one 64-bit word are two locations, atomic separately).
+//
 // Contract: get and the atomics are complete on return.  put is complete at
 // the target after flush().  Errors here are fatal (they happen mid-protocol).
 // Thread safety: the main thread only (the rma progress thread only calls
@@ -61,6 +75,15 @@
 namespace loom {
 
 enum class Seg : int { Data = 0, Meta = 1 };
+
+// A typed atomic (atomic_op): the word's type, and the operation.  Operands
+// and results are the word's bits in the low bytes of a uint64_t (zero
+// above); cas compares bits (so for floats -0.0 differs from 0.0 and a NaN
+// matches itself, as C's atomic_compare_exchange on a float does).
+enum class AtomicType : uint8_t { U32 = 0, U64 = 1, F32 = 2, F64 = 3 };
+enum class AtomicOp : uint8_t { Load = 0, Store = 1, Cas = 2, Add = 3, Swap = 4 };
+inline constexpr size_t atomic_width(AtomicType t) { return t == AtomicType::U32 || t == AtomicType::F32 ? 4 : 8; }
+inline constexpr bool atomic_valid(AtomicType t, AtomicOp op) { return (unsigned)t <= 3 && (unsigned)op <= 4; }
 
 struct TransportOptions {
   uint64_t data_size;   // bytes of the Data segment (= global memory size)
@@ -96,6 +119,9 @@ class Path {
   virtual uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) = 0;
   virtual uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) = 0;
   virtual uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) = 0;
+  // One typed atomic on the atomic_width(t)-aligned word at off (cas: a
+  // expected, b desired; store: a); returns the old bits (store: 0).
+  virtual uint64_t atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) = 0;
   virtual void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) = 0;  // n > 0
   virtual void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) = 0;  // n > 0
 };
@@ -159,6 +185,10 @@ class Transport {
   uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) { return routes_[r].atomics->fetch_add(r, s, off, v); }
   uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) { return routes_[r].atomics->fetch_or(r, s, off, v); }
   uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) { return routes_[r].atomics->swap(r, s, off, v); }
+  // A typed atomic (see AtomicType): complete on return, the old bits.
+  uint64_t atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) {
+    return routes_[r].atomics->atomic_op(r, s, off, t, op, a, b);
+  }
   // Atomic OR of `bits` into the n consecutive words at off on rank r;
   // complete on return; the words' old values into old[] (may be null).
   // One request on MPI, one per 8192 words on async.
@@ -198,7 +228,7 @@ class Transport {
   struct Route {
     Path* seg[2];   // put, put_runs; indexed by Seg
     Path* get[2];   // get (async: Data by MPI_Get, see init)
-    Path* atomics;  // load, store, cas, fetch_add, fetch_or, swap, or_range
+    Path* atomics;  // load, store, cas, fetch_add, fetch_or, swap, atomic_op, or_range
   };
   void build_routes();  // from the paths init created
   void async_serve();
