@@ -26,7 +26,9 @@
  * upper sweep runs the other way (worker w waits for w+1).  par.h has no
  * point-to-point signal, so the steps are separated by barriers:
  * (nz - 2) + (workers - 1) per sweep, which is also what makes the
- * neighbour's row visible under release consistency.  Every grid value is
+ * neighbour's row visible under release consistency.  --kblock B makes a
+ * step B planes (fewer barriers, longer pipeline fill; 1, NPB's choice, by
+ * default).  Every grid value is
  * computed by the same formula in the same order whatever the worker count,
  * and the norms are summed by worker 0 in NPB's order, so a run is bitwise
  * identical to a sequential one.
@@ -40,12 +42,12 @@
  * the SSOR iterations; unlike NPB, no untimed warm-up iteration is run and
  * the norm of the update (delunm) is not computed (it is not verified).
  *
- *   nas_lu [--class S|W|A (W)] [--itmax N] [--n N --dt X] [--corrupt]
+ *   nas_lu [--class S|W|A (W)] [--itmax N] [--n N --dt X] [--kblock 1] [--corrupt]
  * Classes: S 12^3, 50 iterations, dt 0.5; W 33^3, 300, 1.5e-3 (the default,
  * the size of the SCASH/VIA papers); A 64^3, 250, 2.0.
  * --corrupt: in the last iteration the last worker skips the update of u on
  * its first row.
- * Extra RESULT fields: class, n, itmax, dt, rsdnm, errnm, frc, npb_error
+ * Extra RESULT fields: class, n, itmax, dt, kblock, rsdnm, errnm, frc, npb_error
  * (largest relative difference to the NPB values, or null), and worker 0's
  * time in the lower sweep, the upper sweep, the residual and barriers.
  */
@@ -108,6 +110,7 @@ typedef struct {
   int n;                   /* points per side (nx = ny = nz), boundary included */
   int id, nw;
   int lo, hi;              /* own interior rows [lo, hi) of 1 .. n-2 */
+  int kb;                  /* planes per wavefront step */
   int r0, r1;              /* rows this worker initializes: own, plus 0 / n-1 at the ends */
   size_t slab5, slab1;     /* doubles per j-slab: 5-vectors, scalars (whole pages) */
   double *u, *rsd, *frct;  /* 5-vectors [j][k][i][m] */
@@ -135,8 +138,9 @@ static size_t S1(const lu_t* g, int j, int k, int i) { return (size_t)j * g->sla
 
 static size_t round_page(size_t d) { return (d + PAGE_DOUBLES - 1) / PAGE_DOUBLES * PAGE_DOUBLES; }
 
-static void lu_setup(lu_t* g, int n, double dt, int id, int nw) {
+static void lu_setup(lu_t* g, int n, double dt, int id, int nw, int kb) {
   memset(g, 0, sizeof *g);
+  g->kb = kb;
   g->n = n;
   g->id = id;
   g->nw = nw;
@@ -449,15 +453,19 @@ static void upper_row(lu_t* g, int j, int k) {
   }
 }
 
-/* The wavefronts: step s, worker w does plane k = 1 + s - w (lower) or
- * k = n-2 - s + (nw-1-w) (upper); a barrier after every step. */
+/* The wavefronts.  The planes 1 .. n-2 are cut into blocks of kb; at step
+ * s worker w does block s - w (lower, planes ascending) or block
+ * s - (nw-1-w) (upper, planes descending), then a barrier.  kb = 1 is NPB's
+ * plane-by-plane pipeline; larger blocks trade pipeline fill for fewer
+ * barriers. */
 static void lower_sweep(lu_t* g) {
   double t = par_time(), t_sync0 = g->t_sync;
-  const int n = g->n, steps = (n - 2) + g->nw - 1;
+  const int n = g->n, kb = g->kb, nb = (n - 2 + kb - 1) / kb, steps = nb + g->nw - 1;
   for (int s = 0; s < steps; s++) {
-    const int k = 1 + s - g->id;
-    if (k >= 1 && k <= n - 2)
-      for (int j = g->lo; j < g->hi; j++) lower_row(g, j, k);
+    const int b = s - g->id;
+    if (b >= 0 && b < nb)
+      for (int k = 1 + b * kb; k <= n - 2 && k < 1 + (b + 1) * kb; k++)
+        for (int j = g->lo; j < g->hi; j++) lower_row(g, j, k);
     if (g->nw > 1) lsync(g);
   }
   g->t_lower += par_time() - t - (g->t_sync - t_sync0);
@@ -465,11 +473,12 @@ static void lower_sweep(lu_t* g) {
 
 static void upper_sweep(lu_t* g) {
   double t = par_time(), t_sync0 = g->t_sync;
-  const int n = g->n, steps = (n - 2) + g->nw - 1;
+  const int n = g->n, kb = g->kb, nb = (n - 2 + kb - 1) / kb, steps = nb + g->nw - 1;
   for (int s = 0; s < steps; s++) {
-    const int k = n - 2 - s + (g->nw - 1 - g->id);
-    if (k >= 1 && k <= n - 2)
-      for (int j = g->hi - 1; j >= g->lo; j--) upper_row(g, j, k);
+    const int b = s - (g->nw - 1 - g->id);
+    if (b >= 0 && b < nb)
+      for (int k = n - 2 - b * kb; k >= 1 && k > n - 2 - (b + 1) * kb; k--)
+        for (int j = g->hi - 1; j >= g->lo; j--) upper_row(g, j, k);
     if (g->nw > 1) lsync(g);
   }
   g->t_upper += par_time() - t - (g->t_sync - t_sync0);
@@ -595,16 +604,17 @@ static int worker(int argc, char** argv) {
   const int n = par_arg_int(argc, argv, "n", cls->n);
   const int itmax = par_arg_int(argc, argv, "itmax", cls->itmax);
   const double dt = par_arg_double(argc, argv, "dt", cls->dt);
+  const int kblock = par_arg_int(argc, argv, "kblock", 1);
   const int corrupt = par_arg_flag(argc, argv, "corrupt");
   const int check_npb = n == cls->n && itmax == cls->itmax && dt == cls->dt;
   const int id = par_id(), nw = par_nworkers();
-  if (n < 8 || itmax < 1) {
-    if (id == 0) fprintf(stderr, "nas_lu: need --n >= 8 and --itmax >= 1\n");
+  if (n < 8 || itmax < 1 || kblock < 1) {
+    if (id == 0) fprintf(stderr, "nas_lu: need --n >= 8, --itmax >= 1, --kblock >= 1\n");
     return 2;
   }
 
   lu_t g;
-  lu_setup(&g, n, dt, id, nw);
+  lu_setup(&g, n, dt, id, nw, kblock);
   alloc_arrays(&g, 1);
   init_u(&g);
   forcing(&g);
@@ -637,7 +647,7 @@ static int worker(int argc, char** argv) {
     } else {
       /* Not an NPB class run: the same code, sequentially, in private memory. */
       lu_t s;
-      lu_setup(&s, n, dt, 0, 1);
+      lu_setup(&s, n, dt, 0, 1, 1);
       alloc_arrays(&s, 0);
       init_u(&s);
       forcing(&s);
@@ -669,11 +679,11 @@ static int worker(int argc, char** argv) {
   par_json_num(ebuf, sizeof ebuf, check_npb, npb_err);
   if (id == 0)
     snprintf(extra, sizeof extra,
-             "\"class\": \"%c\", \"n\": %d, \"itmax\": %d, \"dt\": %g, "
+             "\"class\": \"%c\", \"n\": %d, \"itmax\": %d, \"dt\": %g, \"kblock\": %d, "
              "\"rsdnm\": [%.14e, %.14e, %.14e, %.14e, %.14e], \"errnm\": [%.14e, %.14e, %.14e, %.14e, %.14e], "
              "\"frc\": %.14e, \"npb_error\": %s, \"lower_time\": %.4f, \"upper_time\": %.4f, \"rhs_time\": %.4f, "
              "\"sync_time\": %.4f",
-             check_npb ? cls->name : 'U', n, itmax, dt, rsdnm[0], rsdnm[1], rsdnm[2], rsdnm[3], rsdnm[4], errnm[0],
+             check_npb ? cls->name : 'U', n, itmax, dt, kblock, rsdnm[0], rsdnm[1], rsdnm[2], rsdnm[3], rsdnm[4], errnm[0],
              errnm[1], errnm[2], errnm[3], errnm[4], frc, ebuf, g.t_lower, g.t_upper, g.t_rhs, g.t_sync);
   else
     extra[0] = 0;
