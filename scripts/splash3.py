@@ -38,20 +38,20 @@ TOTAL = r"Total time without initialization\s*:\s*(\d+)"
 
 # dir, executable, arguments or standard input per size, answer lines, time line.
 PROGRAMS = {
-    "fft": dict(dir="kernels/fft", exe="FFT", args={"test": "-p{P} -m16 -t", "bench": "-p{P} -m20 -t"},
+    "fft": dict(dir="kernels/fft", exe="FFT", args={"test": "-p{P} -m16 -t", "bench": "-p{P} -m22 -t"},
                 answer=[r"TEST PASSED", r"Checksum difference is .*"], time=TOTAL),
     "lu": dict(dir="kernels/lu/contiguous_blocks", exe="LU",
-               args={"test": "-p{P} -n256 -b16 -t", "bench": "-p{P} -n1024 -b16"}, answer=[r"TEST PASSED"], time=TOTAL),
+               args={"test": "-p{P} -n256 -b16 -t", "bench": "-p{P} -n2048 -b16 -t"}, answer=[r"TEST PASSED"], time=TOTAL),
     "lu-noncontig": dict(dir="kernels/lu/non_contiguous_blocks", exe="LU",
                          args={"test": "-p{P} -n256 -b16 -t", "bench": "-p{P} -n1024 -b16"}, answer=[r"TEST PASSED"],
                          time=TOTAL),
-    "radix": dict(dir="kernels/radix", exe="RADIX", args={"test": "-p{P} -n262144 -t", "bench": "-p{P} -n4194304"},
+    "radix": dict(dir="kernels/radix", exe="RADIX", args={"test": "-p{P} -n262144 -t", "bench": "-p{P} -n16777216 -t"},
                   answer=[r"PASSED: All keys in place\."], time=TOTAL),
     "cholesky": dict(dir="kernels/cholesky", exe="CHOLESKY",
-                     args={"test": "-p{P} -t inputs/tk14.O", "bench": "-p{P} inputs/tk16.O"}, answer=[r"^PASSED$"],
+                     args={"test": "-p{P} -t inputs/tk14.O", "bench": "-p{P} -t inputs/tk25.O"}, answer=[r"^PASSED$"],
                      time=TOTAL),
     "ocean": dict(dir="apps/ocean/contiguous_partitions", exe="OCEAN",
-                  args={"test": "-p{P} -n130 -o", "bench": "-p{P} -n514"},
+                  args={"test": "-p{P} -n130 -o", "bench": "-p{P} -n1026 -o"},
                   answer=[r"iter \d+, level \d+, residual norm .*"], time=TOTAL),
     "ocean-noncontig": dict(dir="apps/ocean/non_contiguous_partitions", exe="OCEAN",
                             args={"test": "-p{P} -n130 -o", "bench": "-p{P} -n514"},
@@ -64,7 +64,7 @@ PROGRAMS = {
                   time=r"COMPUTETIME \(after initialization\) = (\d+)"),
     "barnes": dict(dir="apps/barnes", exe="BARNES",
                    stdin={"test": BARNES_IN.replace("{nbody}", "512").replace("{tstop}", "0.075"),
-                          "bench": BARNES_IN.replace("{nbody}", "4096").replace("{tstop}", "0.075")},
+                          "bench": BARNES_IN.replace("{nbody}", "1024").replace("{tstop}", "0.075")},
                    answer=[r"^\s+\d+\s+0\.02500\s+.*"], time=r"COMPUTETIME\s+=\s+(\d+)"),
 }
 
@@ -210,6 +210,7 @@ def main():
         c.add_argument("--launch", help="the Loom run's launcher instead of mpiexec -n P (e.g. scripts/cluster.sh run 2 1 --)")
         c.add_argument("--timeout", type=int, default=300)
     a = ap.parse_args()
+    a.out = os.path.abspath(a.out)
     {"build": cmd_build, "check": cmd_check, "bench": cmd_bench}[a.cmd](a)
 
 
