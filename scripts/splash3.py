@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """SPLASH-3, unmodified, on Loom: build, check against the pthreads build, time.
 
+  scripts/splash3.py fetch --dest DIR [--url URL]
   scripts/splash3.py build --out DIR [--splash DIR] [--loomcc PATH] [--macros PATH]
   scripts/splash3.py check PROGRAM --out DIR --ranks P [--mpiexec CMD] [--launch CMD]
   scripts/splash3.py bench --out DIR [--ranks 2] [--programs a,b] [--size test|bench]
                            [--launch CMD] [--json FILE]
 
+fetch clones the suite from its public repository (SakalisC/Splash-3; the
+programs are in its codes/ folder, which --splash or SPLASH3_DIR then names).
 build copies the suite (../shared/splash3, or SPLASH3_DIR) twice under DIR
 and builds every program with its own Makefile: once with the suite's
 pthreads macros (threads/), once with Loom's (loom/: MACROS=
@@ -82,7 +85,7 @@ def skip(msg):
 def cmd_build(a):
     src = splash_dir(a.splash)
     if not os.path.isfile(os.path.join(src, "Makefile.config")):
-        skip(f"no SPLASH-3 suite at {src} (set SPLASH3_DIR, or fetch it: see docs/ARCHITECTURE.md 'SPLASH-3')")
+        skip(f"no SPLASH-3 suite at {src} (set SPLASH3_DIR, or fetch it: scripts/splash3.py fetch --dest DIR)")
     if not shutil.which("m4"):
         skip("m4 is not installed (SPLASH builds its sources with m4; scripts/setup.sh installs it as root)")
     loomcc = a.loomcc or os.path.join(ROOT, "build", "bin", "loomcc")
@@ -139,6 +142,18 @@ def answer(name, out):
     return [[l.strip() for l in lines if re.search(rx, l)] for rx in PROGRAMS[name]["answer"]]
 
 
+def cmd_fetch(a):
+    dest = os.path.abspath(a.dest)
+    if os.path.isfile(os.path.join(dest, "codes", "Makefile.config")):
+        print(f"splash3: already fetched; use SPLASH3_DIR={dest}/codes")
+        return
+    r = subprocess.run(["git", "clone", "--depth", "1", a.url, dest])
+    if r.returncode != 0 or not os.path.isfile(os.path.join(dest, "codes", "Makefile.config")):
+        print(f"splash3: could not fetch {a.url} into {dest} (git clone exit {r.returncode})")
+        sys.exit(1)
+    print(f"splash3: fetched; use SPLASH3_DIR={dest}/codes (or --splash {dest}/codes)")
+
+
 def cmd_check(a):
     name = a.program
     if name not in PROGRAMS:
@@ -164,24 +179,39 @@ def cmd_bench(a):
     rows = []
     for name in names:
         p = PROGRAMS[name]
-        stats = os.path.join(a.out, f"stats_{name}.json")
+        stats = os.path.join(a.out, f"stats_{name}_%r.json")
+        for r in range(a.ranks):
+            if os.path.exists(stats.replace("%r", str(r))):
+                os.remove(stats.replace("%r", str(r)))
         t = run(a, "threads", name, a.ranks, a.size)
-        l = run(a, "loom", name, a.ranks, a.size, {"LOOM_STATS": "1", "LOOM_STATS_FILE": stats})
+        l = run(a, "loom", name, a.ranks, a.size, {"LOOM_STATS_FILE": stats})
         tt = re.search(p["time"], t.stdout)
         lt = re.search(p["time"], l.stdout)
         row = dict(program=name, ranks=a.ranks, size=a.size, threads_us=int(tt.group(1)) if tt else None,
                    loom_us=int(lt.group(1)) if lt else None, same_answer=answer(name, t.stdout) == answer(name, l.stdout),
                    loom_exit=l.returncode)
-        try:
-            with open(stats) as f:
-                row["loom_stats"] = json.load(f)
-        except (OSError, ValueError):
-            pass
+        per_rank = []
+        for r in range(a.ranks):
+            try:
+                with open(stats.replace("%r", str(r))) as f:
+                    per_rank.append(json.load(f))
+            except (OSError, ValueError):
+                pass
+        if per_rank:
+            row["loom_stats"] = per_rank
+            # The breakdown: seconds in Loom over the whole run (setup on
+            # rank 0 included), the largest over the ranks.
+            for k in ("t_fault", "t_barrier", "t_lock", "t_unlock", "t_diff", "t_poll"):
+                row[k] = max(st.get(k, 0.0) for st in per_rank)
+            for k in ("pages_fetched", "diffs", "locks", "atomics"):
+                row[k] = sum(st.get(k, 0) for st in per_rank)
         if row["threads_us"] and row["loom_us"]:
             row["ratio"] = row["loom_us"] / row["threads_us"]
         rows.append(row)
         print(f"{name:16s} threads {row['threads_us']} us  loom {row['loom_us']} us  "
-              f"ratio {row.get('ratio', float('nan')):.2f}  same answer {row['same_answer']}", flush=True)
+              f"ratio {row.get('ratio', float('nan')):.2f}  same answer {row['same_answer']}  "
+              + "  ".join(f"{k} {row[k]:.2f}" for k in ("t_fault", "t_barrier", "t_lock", "t_diff") if k in row)
+              + f"  fetched {row.get('pages_fetched')} locks {row.get('locks')}", flush=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(dict(rows=rows, launch=a.launch or f"{a.mpiexec} -n {a.ranks}",
@@ -191,6 +221,9 @@ def cmd_bench(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fetch")
+    f.add_argument("--dest", required=True)
+    f.add_argument("--url", default="https://github.com/SakalisC/Splash-3.git")
     b = sub.add_parser("build")
     b.add_argument("--out", required=True)
     b.add_argument("--splash")
@@ -210,8 +243,9 @@ def main():
         c.add_argument("--launch", help="the Loom run's launcher instead of mpiexec -n P (e.g. scripts/cluster.sh run 2 1 --)")
         c.add_argument("--timeout", type=int, default=300)
     a = ap.parse_args()
-    a.out = os.path.abspath(a.out)
-    {"build": cmd_build, "check": cmd_check, "bench": cmd_bench}[a.cmd](a)
+    if hasattr(a, "out"):
+        a.out = os.path.abspath(a.out)
+    {"fetch": cmd_fetch, "build": cmd_build, "check": cmd_check, "bench": cmd_bench}[a.cmd](a)
 
 
 if __name__ == "__main__":
