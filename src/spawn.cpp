@@ -36,6 +36,10 @@
 #include <ctime>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include "loom/loom.h"
 #include "runtime.hpp"
 #include "transport/common.hpp"
@@ -162,10 +166,16 @@ Status check_layout() {
 
 // Rank 0's private ranges to every rank, in place.  (Collective on g.comm.)
 void broadcast_ranges() {
-  for (const Range& r : g.ranges)
+  for (const Range& r : g.ranges) {
+#if defined(__SANITIZE_ADDRESS__)
+    // In a program built with AddressSanitizer the ranges also hold the
+    // poisoned red zones between its globals, which the copy writes too.
+    ASAN_UNPOISON_MEMORY_REGION(reinterpret_cast<void*>(r.lo), r.hi - r.lo);
+#endif
     for (uintptr_t at = r.lo; at < r.hi; at += kChunk)
       check(MPI_Bcast(reinterpret_cast<void*>(at), (int)std::min<uintptr_t>(kChunk, r.hi - at), MPI_BYTE, 0, g.comm),
             "MPI_Bcast (loom_spawn's globals)");
+  }
 }
 
 // Rank 0, at exit from main or exit(): the others finalize with it.
@@ -193,6 +203,7 @@ void receive_command(uint64_t* msg) {
     uint64_t msg[4] = {0, 0, 0, 0};
     receive_command(msg);
     if (msg[0] == kCmdExit) {
+      MPI_Comm_free(&g.comm);  // (collective: rank 0 frees it in spawn_before_finalize)
       loom_status_t s = loom_finalize();
       std::fflush(nullptr);
       std::exit(s == LOOM_OK ? 0 : 1);
@@ -234,6 +245,7 @@ void spawn_before_finalize() {
   if (g.running && loom_join() != LOOM_OK) fatal("loom_finalize: joining the workers failed: %s", loom_last_error());
   Status s = send_all(kCmdExit, 0, 0, 0);
   if (!s.is_ok()) fatal("loom_finalize: telling the waiting ranks to finish failed: %s", loom_last_error());
+  MPI_Comm_free(&g.comm);
   g.serial = false;
 }
 
