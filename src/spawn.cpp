@@ -156,7 +156,7 @@ Status check_layout() {
   MPI_Allreduce(mine, mx, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   if (mx[0] == h && ~mx[1] == h) return Status::ok();
   const int pers = personality(0xffffffff);
-  return fail(LOOM_ERR_ADDRESS,
+  return fail(LOOM_ERR_CONFIG,
               "loom_start_serial: the ranks' programs are not loaded at the same addresses (this rank: program at "
               "%p, C library at %p; address-space randomization %s), so rank 0's globals cannot be given to the "
               "others.  Run the same executable on every rank; where personality(ADDR_NO_RANDOMIZE) is not "
@@ -274,8 +274,11 @@ loom_status_t loom_start_serial(int* argc, char*** argv, const loom_config_t* cf
   if (s != LOOM_OK) return s;
   g = SpawnState{};
   dl_iterate_phdr(collect_ranges, nullptr);
-  Status laid = check_layout();
-  if (!laid.is_ok()) return laid.code();
+  Status laid = check_layout();  // the same verdict on every rank (an allreduce)
+  if (!laid.is_ok()) {
+    loom_finalize();
+    return laid.code();
+  }
   int e = MPI_Comm_dup(MPI_COMM_WORLD, &g.comm);
   if (e != MPI_SUCCESS) return fail_mpi(e, "loom_start_serial: MPI_Comm_dup").code();
   g.serial = true;
