@@ -253,7 +253,8 @@ bool spawn_before_lock() {
   if (!g.ordered_lock) return false;
   g.ordered_lock = false;
   const uint64_t pos = rt.rank == 0 ? (uint64_t)rt.nranks - 1 : (uint64_t)rt.rank - 1;
-  wait_site("the ordered first locks of a spawn (LOOM_SPAWN_ROOT_LAST)", -1, rt.rank == 1 ? -1 : (rt.rank + rt.nranks - 1) % rt.nranks);
+  const int before = rt.rank == 1 ? -1 : (rt.rank + rt.nranks - 1) % rt.nranks;  // whose lock lets this one go
+  wait_site("the ordered first locks of a spawn (LOOM_SPAWN_ROOT_LAST)", -1, before);
   spin_until([&] { return rt.tp.load(0, Seg::Meta, turn_off()) >= pos; });
   return true;
 }
