@@ -43,7 +43,7 @@ static long mr_passed, mr_failed;
     }                                                                                          \
   } while (0)
 
-static void mr_init(int* argc, char*** argv) {
+static inline void mr_init(int* argc, char*** argv) {
   loom_status_t s = loom_init(argc, argv, NULL);
   if (s != LOOM_OK) {
     fprintf(stderr, "loom_init failed: %s: %s\n", loom_strerror(s), loom_last_error());
@@ -52,7 +52,7 @@ static void mr_init(int* argc, char*** argv) {
 }
 
 /* Combine the counts, finalize Loom, return the exit code. */
-static int mr_finish(const char* name) {
+static inline int mr_finish(const char* name) {
   long mine[2] = {mr_passed, mr_failed}, all[2] = {0, 0};
   MPI_Allreduce(mine, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   int rank = loom_rank();
