@@ -86,8 +86,7 @@ void compute_layout() {
   m.qnodes = align(m.tails + (rt.locks_total + N - 1) / N * 8, 64);
   m.dir = align(m.qnodes + (uint64_t)rt.locks_total * 16, 64);
   m.heap = align(m.dir + (rt.npages + N - 1) / N * 16, kPage);
-  m.lost = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
-  m.copyset = align(m.lost + 8 + kLostMax * 8, 64);
+  m.copyset = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
   m.rings = align(m.copyset + rt.npages * 8, 64);
   m.small = align(m.rings + N * kRingWords * 8, 64);
   m.size = align(m.small + kSmallMetaBytes, kPage);
@@ -98,6 +97,9 @@ void compute_layout() {
 // message names MPI's internals.  This says what to check, from an exit
 // handler that runs while MPI_Init is in progress only.
 bool g_in_mpi_init = false;
+// LOOM_MIGRATE was auto: migration stops (homes stay where they are) at the
+// first loom_checkpoint instead of refusing it.
+bool g_migrate_auto = false;
 void explain_failed_mpi_init() {
   if (!g_in_mpi_init) return;
   char host[64] = "?";
@@ -166,12 +168,12 @@ Status init_local() {
     rt.pages.init(rt.npages, (uint8_t)rt.cfg.protocol);
     rt.erc.init();
     rt.rings.init(rt.nranks);
-    rt.mig.init(rt.npages, rt.cfg.migrate != 0);
+    rt.mig.init(rt.npages, rt.nranks, rt.cfg.migrate != 0);
     rt.sync.init(rt.nranks, rt.cfg.locks);
     rt.small.init();
   } catch (const std::bad_alloc&) {
     rt.pages.clear();
-    rt.mig.init(0, false);
+    rt.mig.init(0, 0, false);
     return fail(LOOM_ERR_NO_MEMORY,
                 "loom_init: the per-page tables of a %llu-byte global memory (%llu pages, %llu bytes per page on "
                 "every rank) do not fit in this process's memory; lower LOOM_MEM_SIZE or raise the memory limit",
@@ -204,8 +206,11 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   if (configured.is_ok() && rt.cfg.checkpoint_every > 0 && !rt.cfg.checkpoint_dir[0])
     configured = fail(LOOM_ERR_CONFIG, "LOOM_CHECKPOINT_EVERY=%d needs LOOM_CHECKPOINT_DIR (where to write)",
                       rt.cfg.checkpoint_every);
-  if (configured.is_ok() && (rt.cfg.checkpoint_every > 0 || rt.cfg.restart_dir[0]) && rt.cfg.migrate)
+  const bool checkpoints = rt.cfg.checkpoint_every > 0 || rt.cfg.restart_dir[0];
+  if (configured.is_ok() && checkpoints && rt.cfg.migrate > 0)
     configured = fail(LOOM_ERR_CONFIG, "checkpoints (LOOM_CHECKPOINT_EVERY, LOOM_RESTART) do not work with LOOM_MIGRATE=1 yet");
+  g_migrate_auto = rt.cfg.migrate < 0;
+  if (g_migrate_auto) rt.cfg.migrate = checkpoints ? 0 : 1;  // auto: on, except with checkpoints
   if (configured.is_ok()) set_log_errors(rt.cfg.log_errors != 0);
   int inited = 0, finalized = 0;
   MPI_Initialized(&inited);
@@ -287,14 +292,21 @@ void lift_state() {
 Status barrier() {
   double t0 = stat_now();
   proto_release();
-  // The barrier also agrees whether any rank prefetches hot pages; if one
-  // does, every rank waits in a second barrier until all have, so that the
-  // homes answer while they wait instead of while they compute (core.cpp,
-  // prefetch; a waiting rank serves requests itself).
-  const bool prefetch = sync_barrier_any(proto_wants_prefetch());
-  if (rt.cfg.migrate) {  // every rank is quiescent until the second barrier
+  // The barrier also agrees whether any rank prefetches hot pages (bit 0)
+  // and whether any wants to take homes (bit 1).  For a prefetch every rank
+  // waits in a second barrier until all have, so that the homes answer while
+  // they wait instead of while they compute (core.cpp, prefetch; a waiting
+  // rank serves requests itself).  For migration every rank is quiescent
+  // between the two halves of a raw barrier, and hears of every move before
+  // its acquire (migrate.hpp).
+  const bool wants_move = rt.cfg.migrate && migrate_prepare();
+  const unsigned any = sync_barrier_or((proto_wants_prefetch() ? 1u : 0u) | (wants_move ? 2u : 0u));
+  const bool prefetch = any & 1;
+  if (any & 2) {
     migrate_window();
     sync_barrier_raw();
+    rt.tp.sync_local();
+    notices_process();  // the moves
   }
   proto_acquire(prefetch);
   if (prefetch) sync_barrier_raw();
@@ -578,7 +590,8 @@ Status checkpoint(const char* dir) {
   Status local;
   if (!d[0]) local = fail(LOOM_ERR_INVALID, "loom_checkpoint: no directory (pass one, or set LOOM_CHECKPOINT_DIR)");
   else if (std::strlen(d) > 200) local = fail(LOOM_ERR_INVALID, "loom_checkpoint: the directory name is too long");
-  else if (rt.cfg.migrate) local = fail(LOOM_ERR_CONFIG, "loom_checkpoint: not with LOOM_MIGRATE=1 (yet)");
+  else if (rt.cfg.migrate && !g_migrate_auto)
+    local = fail(LOOM_ERR_CONFIG, "loom_checkpoint: not with LOOM_MIGRATE=1 (yet); leave it unset (auto) or 0");
   else if (rt.sync.barrier_pending) local = fail(LOOM_ERR_BUSY, "loom_checkpoint: a split barrier is pending");
   else
     for (uint32_t i = 0; i < rt.cfg.locks; i++)
@@ -588,6 +601,7 @@ Status checkpoint(const char* dir) {
       }
   LOOM_TRY(agree_ok(local, "loom_checkpoint"));
   LOOM_TRY(barrier());  // every diff at its home
+  if (g_migrate_auto) rt.cfg.migrate = 0;  // the homes saved stay the homes (every rank does this)
   double t0 = stat_now();
   Status s = checkpoint_write(d);
   rt.st.s.t_barrier += stat_now() - t0;

@@ -93,7 +93,7 @@ Status write_atomically(const std::string& dir, const std::string& path, F&& bod
 }
 
 uint64_t dir_region() { return (rt.npages + (uint64_t)rt.nranks - 1) / (uint64_t)rt.nranks * 16; }
-uint64_t heap_region() { return rt.meta.lost - rt.meta.heap; }
+uint64_t heap_region() { return rt.meta.copyset - rt.meta.heap; }
 
 Status read_latest(const char* dir, Latest* out) {
   const std::string path = std::string(dir) + "/LATEST";

@@ -199,10 +199,16 @@ void w_protocol(const loom_config_t* c, char* b, size_t l) {
 }
 
 Status p_migrate(loom_config_t* c, const char* n, const char* v) {
-  if (!parse_bool(v, &c->migrate)) return bad(n, v, "0 or 1");
+  if (!strcasecmp(v, "auto")) {
+    c->migrate = -1;
+    return Status::ok();
+  }
+  if (!parse_bool(v, &c->migrate)) return bad(n, v, "auto, 0 or 1");
   return Status::ok();
 }
-void w_migrate(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->migrate); }
+void w_migrate(const loom_config_t* c, char* b, size_t l) {
+  std::snprintf(b, l, "%s", c->migrate < 0 ? "auto" : c->migrate ? "1" : "0");
+}
 
 Status p_prefetch(loom_config_t* c, const char* n, const char* v) {
   if (!parse_bool(v, &c->prefetch)) return bad(n, v, "0 or 1");
@@ -234,8 +240,8 @@ const Setting kSettings[] = {
     {"LOOM_LOCAL_MAP", "1", "map peers on the same host directly; 0 treats every peer as remote (reached through LOOM_TRANSPORT)", p_map, w_map},
     {"LOOM_PROTOCOL", "hlrc", "coherence protocol of blocks allocated without one: hlrc (home-based lazy), "
      "erc-invalidate or erc-update (eager, copy-sets)", p_protocol, w_protocol},
-    {"LOOM_MIGRATE", "0", "at barriers, move a page's home to a rank that wrote it since the last one (once per page)", p_migrate,
-     w_migrate},
+    {"LOOM_MIGRATE", "auto", "at barriers, move a page's home to the one rank that writes it while its home does not "
+     "(once per page); auto: on, except with LOOM_CHECKPOINT_EVERY or LOOM_RESTART", p_migrate, w_migrate},
     {"LOOM_PREFETCH", "1", "at barriers, fetch the pages homed on other hosts that this rank read again after the "
      "last acquire dropped them (hot pages), while every rank waits, instead of faulting them in later", p_prefetch,
      w_prefetch},
@@ -329,6 +335,7 @@ Status config_validate(const loom_config_t* c) {
   if ((unsigned)c->protocol > kProtocolLast)
     return fail(LOOM_ERR_CONFIG, "LOOM_PROTOCOL=%d must be hlrc (0), erc-invalidate (1) or erc-update (2)", (int)c->protocol);
   if (c->progress_thread < -1 || c->progress_thread > 1) return fail(LOOM_ERR_CONFIG, "LOOM_PROGRESS must be auto, 0 or 1");
+  if (c->migrate < -1 || c->migrate > 1) return fail(LOOM_ERR_CONFIG, "LOOM_MIGRATE=%d must be auto (-1), 0 or 1", c->migrate);
   if (c->checkpoint_every < 0) return fail(LOOM_ERR_CONFIG, "LOOM_CHECKPOINT_EVERY must be >= 0");
   if (c->hang_timeout < 0 || c->hang_timeout > 1000000)
     return fail(LOOM_ERR_CONFIG, "LOOM_HANG_TIMEOUT=%d must be 0 (never) to 1000000 seconds", c->hang_timeout);

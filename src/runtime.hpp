@@ -36,7 +36,7 @@ constexpr int kMaxRanks = 64;  // writer sets and copy-sets are 64-bit masks
 
 // Layout of the Meta segment (identical on every rank; api.cpp computes it).
 struct MetaLayout {
-  uint64_t barrier;    // 64 flags written by dissemination partners, then
+  uint64_t barrier;    // 64 flags written by dissemination partners (two banks of 32), then
                        // 64 pair counters (group barriers), one per peer,
                        // 64 clock pings (on rank 0), a clock pong {time, seq},
                        // at word 250 the hang word (watchdog.cpp), at 251
@@ -45,7 +45,6 @@ struct MetaLayout {
   uint64_t qnodes;     // this rank's queue node {next, locked} for every lock
   uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
   uint64_t heap;       // the heap table (used on rank 0)
-  uint64_t lost;       // lost-homes mailbox: count, then kLostMax page+1 entries
   uint64_t copyset;    // eager protocols: per page, the ranks holding a copy (meaningful at the home)
   uint64_t rings;      // notice rings, one per writer rank: kRingWords words each
   uint64_t small;      // this rank's small-block chunks (small_alloc.hpp): frees counter, slots

@@ -32,9 +32,36 @@ uint64_t locked_off(uint32_t id) { return next_off(id) + 8; }
 
 }  // namespace
 
-void sync_barrier_raw() {
+namespace {
+
+// The dissemination barrier over mapped peers, OR-ing `bits` (< 256) across
+// the ranks on the way: round k's value is (epoch << 8) | the bits this rank
+// has seen so far, and after ceil(log2 N) rounds every rank has heard,
+// directly or through others, from every rank.  Epochs alternate between two
+// banks of flags (k and 32 + k): a partner may finish this barrier and store
+// the next one's value before this rank has read its flag, but it cannot
+// reach the one after without this rank, so a bank is never overwritten
+// before it is read.
+unsigned dissemination(unsigned bits) {
   const int N = rt.nranks;
-  if (N == 1) return;
+  Transport& tp = rt.tp;
+  const uint64_t e = ++rt.sync.barrier_epoch, bank = (e & 1) * 32;
+  uint64_t acc = bits & 0xff;
+  for (int k = 0, d = 1; d < N; k++, d <<= 1) {
+    const uint64_t off = rt.meta.barrier + (bank + (uint64_t)k) * 8;
+    tp.store((rt.rank + d) % N, Seg::Meta, off, e << 8 | acc);
+    wait_site("a barrier", -1, (rt.rank - d + N) % N);
+    uint64_t v = 0;
+    spin_until([&] { return (v = tp.load(rt.rank, Seg::Meta, off)) >= e << 8; });
+    acc |= v & 0xff;
+  }
+  return (unsigned)acc;
+}
+
+}  // namespace
+
+void sync_barrier_raw() {
+  if (rt.nranks == 1) return;
   Transport& tp = rt.tp;
   if (!tp.all_direct()) {
     MPI_Request rq;
@@ -43,27 +70,19 @@ void sync_barrier_raw() {
     spin_until([&] { return tp.test(&rq); });
     return;
   }
-  const uint64_t e = ++rt.sync.barrier_epoch;
-  for (int k = 0, d = 1; d < N; k++, d <<= 1) {
-    const uint64_t off = rt.meta.barrier + (uint64_t)k * 8;
-    tp.store((rt.rank + d) % N, Seg::Meta, off, e);
-    wait_site("a barrier", -1, (rt.rank - d + N) % N);
-    spin_until([&] { return tp.load(rt.rank, Seg::Meta, off) >= e; });
-  }
+  dissemination(0);
 }
 
-bool sync_barrier_any(bool mine) {
+unsigned sync_barrier_or(unsigned mine) {
   Transport& tp = rt.tp;
-  if (rt.nranks == 1 || tp.all_direct()) {
-    sync_barrier_raw();
-    return false;
-  }
+  if (rt.nranks == 1) return mine;
+  if (tp.all_direct()) return dissemination(mine);
   MPI_Request rq;
-  int in = mine ? 1 : 0, out = 0;
-  tp.iallreduce_max(&in, &out, &rq);
+  int in = (int)mine, out = 0;
+  tp.iallreduce_or(&in, &out, &rq);
   wait_site("a barrier (MPI_Iallreduce)");
   spin_until([&] { return tp.test(&rq); });
-  return out != 0;
+  return (unsigned)out;
 }
 
 void sync_lock_raw(uint32_t id) {

@@ -28,10 +28,10 @@ struct SyncState {
 };
 
 void sync_barrier_raw();           // dissemination barrier, no memory actions
-// A barrier that also returns whether any rank passed true (one
-// MPI_Iallreduce when a peer is reached through MPI; with every peer mapped,
-// the plain barrier, and false: nothing there is worth agreeing on).
-bool sync_barrier_any(bool mine);
+// A barrier that also returns the OR of the bits (< 256) every rank passed:
+// one MPI_Iallreduce when a peer is reached through MPI, else the
+// dissemination barrier carrying the bits (no extra round).
+unsigned sync_barrier_or(unsigned mine);
 void sync_lock_raw(uint32_t id);   // MCS queue lock, no memory actions
 // The lock if no rank holds or waits for it (one CAS of the queue's tail);
 // false, with nothing changed, otherwise.

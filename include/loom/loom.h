@@ -119,7 +119,7 @@ typedef struct loom_config {
   int log_errors;                   /* log each error once to stderr where detected (LOOM_LOG_ERRORS) */
   int64_t clock_skew_ns;            /* testing: add rank * skew to this rank's clock (LOOM_CLOCK_SKEW_NS) */
   int print_config;                 /* rank 0 prints the effective configuration at init (LOOM_PRINT_CONFIG) */
-  int migrate;                      /* at barriers, move a page's home to a rank that wrote it (once per page) (LOOM_MIGRATE) */
+  int migrate;                      /* at barriers, move a page's home to the one rank that writes it (once per page): -1 auto (on unless checkpointing), 0, 1 (LOOM_MIGRATE) */
   loom_protocol_t protocol;         /* coherence protocol of blocks allocated without one (LOOM_PROTOCOL) */
   int prefetch;                     /* at barriers, fetch the pages on other hosts this rank keeps reading (LOOM_PREFETCH) */
   int transport;                    /* LOOM_TRANSPORT_AUTO, _RMA (one-sided) or _ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */

@@ -347,6 +347,7 @@ void proto_make_writable(uint64_t p) {
     pt.dirty.push_back((uint32_t)p);
     rt.st.s.twins++;
   } else {
+    migrate_home_write(p);
     proto.home_write(p);
   }
   vm_protect(p, 1, kRW);
@@ -455,25 +456,21 @@ void proto_release_range(uint64_t first, uint64_t n) {
 void proto_acquire(bool prefetch) {
   intercept_check_pending();  // (loom_barrier_wait has no release of its own)
   rt.tp.sync_local();
-  migrate_process_lost();
   check_invariants();
   acquire_copies(prefetch);
   notices_process();
   check_invariants();
 }
 
-// Not with migration: a prefetch reads the home this rank knows, which a
-// barrier may just have moved.
 void proto_acquire_range(uint64_t first, uint64_t n) {
   intercept_check_pending();
   rt.tp.sync_local();
-  migrate_process_lost();
   acquire_copies(false, first, first + n);
   notices_process();  // all of them: a notice is about one page, and acting on more is allowed
   check_invariants();
 }
 
-bool proto_wants_prefetch() { return rt.cfg.prefetch && !rt.cfg.migrate && rt.pages.hot > 0; }
+bool proto_wants_prefetch() { return rt.cfg.prefetch && rt.pages.hot > 0; }
 
 void proto_before_atomic(uint64_t p) {
   PageTable& pt = rt.pages;
@@ -553,7 +550,6 @@ void proto_free_block(uint64_t first, uint64_t n) {
 void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home,
                        loom_protocol_t protocol) {
   PageTable& pt = rt.pages;
-  migrate_process_lost();  // notices about the range's old life must not hit its new one
   vm_protect(first, n, kNone);
   const uint64_t N = (uint64_t)rt.nranks;
   uint64_t chunk = (n + N - 1) / N;

@@ -8,7 +8,7 @@
 namespace loom {
 namespace {
 
-int home_in_word(uint64_t v) { return (v & ~kMigrated) == 0 ? -1 : (int)((v & ~kMigrated) - 1); }
+int home_in_word(uint64_t v) { return (v & ~kHomeMarks) == 0 ? -1 : (int)((v & ~kHomeMarks) - 1); }
 
 }  // namespace
 
@@ -19,10 +19,10 @@ int dir_home(uint64_t p) { return home_in_word(rt.tp.load(dir_rank(p), Seg::Meta
 
 int proto_home(uint64_t p, bool claim) {
   int h = rt.pages.home[p];
-  // With migration a cached home may be stale: a page about to be fetched
-  // asks the directory again (this rank's own homes it learns by mailbox).
-  if (h >= 0 && !(rt.cfg.migrate && h != rt.rank && rt.pages.state[p] == kNone)) return h;
-  uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)) & ~kMigrated;
+  // A known home is current: a page moves only inside a barrier, and every
+  // rank hears of it before leaving (migrate.hpp).
+  if (h >= 0) return h;
+  uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)) & ~kHomeMarks;
   if (v == 0 && claim) {
     // The slot holds nothing valid (the page is not cached here), so it can
     // be zeroed before it is offered as the home copy.

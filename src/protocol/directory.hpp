@@ -4,7 +4,8 @@
 // block and explicit homes are written into it by the collective allocation
 // (core.cpp, proto_reset_range).  Homes are cached in the page table once
 // known.  The writer mask is HLRC's (hlrc.cpp); the home word carries a
-// sticky mark once migration moved the page (migrate.cpp).
+// sticky mark once migration moved the page, and another once its home
+// wrote it after a rank asked to take it (migrate.cpp).
 // Thread safety: the application thread only.
 #pragma once
 #include <cstdint>
@@ -12,6 +13,8 @@
 namespace loom {
 
 constexpr uint64_t kMigrated = 1ull << 62;  // sticky mark in the home word: this page moved once
+constexpr uint64_t kShared = 1ull << 61;    // sticky mark in the home word: its home writes it too (stays)
+constexpr uint64_t kHomeMarks = kMigrated | kShared;
 
 uint64_t dir_rank(uint64_t page);  // the rank holding page's entry
 uint64_t dir_off(uint64_t page);   // the entry's offset in that rank's Meta (+8: the writer mask)

@@ -28,16 +28,9 @@ void register_writer(uint64_t p) {
   if (old & ~my_bit()) f |= kOtherWritten;
 }
 
-void before_write(uint64_t p, int* h) {
-  register_writer(p);
-  // With migration the home may have moved: this rank's writes go to the new one.
-  if (migrate_refresh_home(p, h) && rt.pages.state[p] == kNone) proto_make_readable(p);
-}
+void before_write(uint64_t p, int*) { register_writer(p); }
 
-void before_atomic(uint64_t p, int* h) {
-  register_writer(p);
-  migrate_refresh_home(p, h);
-}
+void before_atomic(uint64_t p, int*) { register_writer(p); }
 
 // A copy that may be stale: dropped, unless a notice installed it (see
 // refreshed()), in which case it is refreshed once more.

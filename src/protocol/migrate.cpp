@@ -1,12 +1,15 @@
-// Home migration at barriers (migrate.hpp has the design).
+// Adaptive placement: home migration at barriers (migrate.hpp has the rule).
 //
-// Measured (docs/BENCHMARKS.md, loom_bench migrate): 6.7x for a Jacobi whose
-// arrays one rank initialized; no change when placement is right; Barnes-Hut
-// and IS slower (shared pages move to a writer that is not the main one), so
-// it is off by default.  Two designs were measured and dropped: migrating at
-// the writer's release (safe only for pages nobody else ever wrote, which
-// excludes the rank-0-initializes case), and moving after one interval of
-// writes (a one-time boundary write stole every page of a neighbour's rows).
+// Measured (docs/BENCHMARKS.md): Jacobi whose arrays one rank initialized
+// 6.7x faster, SPLASH-3 LU (rank 0 sets up every page) and the suite's
+// programs with right placement unchanged.  Designs measured and dropped: a
+// page moving to any rank that wrote it in two intervals (Barnes-Hut 2.4x,
+// IS 2x slower: pages the old home kept writing moved away from it);
+// migrating at the writer's release (safe only for pages nobody else ever
+// wrote, which excludes the rank-0-initializes case); moving after one
+// interval of writes (a one-time boundary write stole every page of a
+// neighbour's rows); and, for telling the other ranks, re-reading the
+// directory before every fetch (a round trip per fault across hosts).
 #include "protocol/migrate.hpp"
 
 #include <algorithm>
@@ -26,83 +29,128 @@ void lose_home(uint64_t p) {
   pt.home[p] = -1;
 }
 
-// Inside a barrier's quiescent window: take the home of page p (which this
-// rank wrote since the last barrier) unless it moved before.
-bool try_migrate(uint64_t p) {
-  Transport& tp = rt.tp;
+// Trap this rank's next write of home pages [first, first+n) (watched).
+void watch_pages(uint64_t first, uint64_t n) {
   PageTable& pt = rt.pages;
-  const int old_home = pt.home[p];
-  if (old_home < 0 || old_home == rt.rank || !(pt.flags[p] & kAlloc) || !page_protocol(p).migrates) return false;
-  const uint64_t cur = (uint64_t)old_home + 1, me = (uint64_t)rt.rank + 1;
-  if (tp.cas(dir_rank(p), Seg::Meta, dir_off(p), cur, me | kMigrated) != cur) return false;
-  // The old home's copy is final (every diff of the interval is in it), so
-  // it becomes this rank's home copy.
-  tp.get(old_home, Seg::Data, p * kPage, slot(p), kPage);
-  uint64_t idx = tp.fetch_add(old_home, Seg::Meta, rt.meta.lost, 1);
-  tp.store(old_home, Seg::Meta, rt.meta.lost + 8 + (idx % kLostMax) * 8, p + 1);
-  LOOM_ASSERT(pt.state[p] != kRW);  // released before the window
-  pt.home[p] = (int16_t)rt.rank;
-  rt.st.s.migrations++;
-  return true;
+  for (uint64_t p = first; p < first + n && p < rt.npages; p++) {
+    if (pt.home[p] != rt.rank || !(pt.flags[p] & kAlloc) || !page_protocol(p).migrates) continue;
+    rt.mig.state[p] |= kWatched;
+    if (pt.state[p] == kRW) {
+      vm_protect(p, 1, kRO);
+      pt.state[p] = kRO;
+    }
+  }
 }
 
 }  // namespace
 
 void migrate_note_released(const std::vector<uint32_t>& pages) {
-  if (rt.cfg.migrate)  // candidates for the next barrier's migration window
-    rt.mig.candidates.insert(rt.mig.candidates.end(), pages.begin(), pages.end());
-}
-
-void migrate_process_lost() {
   if (!rt.cfg.migrate) return;
-  Transport& tp = rt.tp;
   Migration& m = rt.mig;
-  const uint64_t count = tp.load(rt.rank, Seg::Meta, rt.meta.lost);
-  if (count - m.lost_consumed > kLostMax) {
-    // The mailbox overflowed: check every page this rank homes.
-    for (uint64_t p = 0; p < rt.npages; p++)
-      if (rt.pages.home[p] == rt.rank && dir_home(p) != rt.rank) lose_home(p);
-    m.lost_consumed = count;
-    return;
+  for (uint32_t p : pages) {
+    uint8_t& st = m.state[p];
+    if ((st & kDone) || !page_protocol(p).migrates) continue;
+    m.candidates.push_back(p);
+    if (!(st & (kWroteOnce | kAskedNow))) {
+      st |= kAskedNow;
+      m.asks[rt.pages.home[p]].push_back(p);
+    }
   }
-  while (m.lost_consumed < count) {
-    const uint64_t off = rt.meta.lost + 8 + (m.lost_consumed % kLostMax) * 8;
-    uint64_t e = tp.load(rt.rank, Seg::Meta, off);
-    if (e == 0) break;  // announced, not written yet: the next acquire takes it
-    tp.store(rt.rank, Seg::Meta, off, 0);
-    lose_home(e - 1);
-    m.lost_consumed++;
+  // One notice per run of pages (sorted) to each home.
+  for (int h = 0; h < rt.nranks; h++) {
+    std::vector<uint32_t>& a = m.asks[h];
+    if (a.empty()) continue;
+    for_runs(a, [h](uint64_t first, uint64_t n) { notice_queue_place(h, first, kPlaceWatch, n); });
+    a.clear();
   }
 }
 
-bool migrate_refresh_home(uint64_t p, int* h) {
-  if (!rt.cfg.migrate) return false;
-  int now_home = dir_home(p);
-  if (now_home == *h) return false;
-  if (*h == rt.rank) lose_home(p);
-  rt.pages.home[p] = (int16_t)now_home;
-  *h = now_home;
-  return true;
+bool migrate_prepare() {
+  Migration& m = rt.mig;
+  std::vector<uint32_t>& now = m.candidates;
+  std::sort(now.begin(), now.end());
+  now.erase(std::unique(now.begin(), now.end()), now.end());
+  m.ready.clear();
+  for (uint32_t p : now) {
+    uint8_t& st = m.state[p];
+    if (st & kDone) continue;
+    if (st & kWroteOnce) m.ready.push_back(p);
+    else if (st & kAskedNow) st = (uint8_t)((st & ~kAskedNow) | kWroteOnce);
+  }
+  now.clear();
+  return !m.ready.empty();
 }
 
 void migrate_window() {
+  Transport& tp = rt.tp;
+  PageTable& pt = rt.pages;
+  Migration& m = rt.mig;
+  static std::vector<uint32_t>& taken = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
+  static std::vector<int16_t>& from = *new std::vector<int16_t>();    // never destroyed: see runtime.hpp
+  taken.clear();
+  from.clear();
+  for (uint32_t p : m.ready) {
+    const int h = pt.home[p];
+    m.state[p] |= kDone;  // taken or refused: either way, never again
+    if (h < 0 || h == rt.rank || !(pt.flags[p] & kAlloc)) continue;
+    const uint64_t others = tp.load(dir_rank(p), Seg::Meta, dir_off(p) + 8) & ~(my_bit() | 1ull << h);
+    if (others) continue;  // a third writer: this rank would not be the only one writing it
+    const uint64_t cur = (uint64_t)h + 1, me = (uint64_t)rt.rank + 1;
+    if (tp.cas(dir_rank(p), Seg::Meta, dir_off(p), cur, me | kMigrated) != cur) continue;  // shared, or moved
+    LOOM_ASSERT(pt.state[p] != kRW);  // released before the window
+    taken.push_back(p);
+    from.push_back((int16_t)h);
+  }
+  // The old homes' copies are final (every diff of the interval is in
+  // them): they become this rank's home copies, one get per run.
+  size_t i = 0;
+  while (i < taken.size()) {
+    size_t j = i + 1;
+    while (j < taken.size() && taken[j] == taken[j - 1] + 1 && from[j] == from[i]) j++;
+    tp.get(from[i], Seg::Data, (uint64_t)taken[i] * kPage, slot(taken[i]), (j - i) * kPage);
+    i = j;
+  }
+  for (uint32_t p : taken) pt.home[p] = (int16_t)rt.rank;
+  rt.st.s.migrations += taken.size();
+  for (int r = 0; r < rt.nranks; r++)
+    if (r != rt.rank) for_runs(taken, [r](uint64_t first, uint64_t n) { notice_queue_place(r, first, kPlaceMoved, n); });
+  notices_publish();  // flushes the gets' targets too: nothing is in flight past the window
+  tp.flush();
+}
+
+void migrate_watch(uint64_t first, uint64_t n) {
+  if (rt.cfg.migrate) watch_pages(first, n);
+}
+
+void migrate_moved(uint64_t first, uint64_t n, int to) {
+  PageTable& pt = rt.pages;
+  for (uint64_t p = first; p < first + n && p < rt.npages; p++) {
+    lose_home(p);
+    pt.home[p] = (int16_t)to;
+  }
+}
+
+void migrate_notices_lost() {
   if (!rt.cfg.migrate) return;
-  std::vector<uint32_t>& now = rt.mig.candidates;
-  std::sort(now.begin(), now.end());
-  now.erase(std::unique(now.begin(), now.end()), now.end());
-  // A page moves once this rank has written it in kMigrateAfter barrier
-  // intervals (not necessarily in a row: double-buffered arrays are written
-  // every other interval), so that one stray write, such as a boundary set
-  // once or an initialization, does not take a home from its real writer.
-  std::vector<uint8_t>& count = rt.mig.count;
-  for (uint32_t p : now)
-    if (count[p] < kMigrateAfter && ++count[p] == kMigrateAfter) try_migrate(p);
-  now.clear();
-  rt.tp.flush();
+  PageTable& pt = rt.pages;
+  for (uint64_t p = 0; p < rt.npages; p++) {
+    if (pt.home[p] < 0 || !(pt.flags[p] & kAlloc)) continue;
+    const int h = dir_home(p);
+    if (h == pt.home[p]) continue;
+    lose_home(p);
+    pt.home[p] = (int16_t)h;
+  }
+  watch_pages(0, rt.npages);
+}
+
+void migrate_home_write(uint64_t p) {
+  if (rt.mig.state.empty() || !(rt.mig.state[p] & kWatched)) return;
+  rt.mig.state[p] &= (uint8_t)~kWatched;
+  rt.tp.fetch_or(dir_rank(p), Seg::Meta, dir_off(p), kShared);
 }
 
 void migrate_forget(uint64_t p) {
-  if (!rt.mig.count.empty()) rt.mig.count[p] = 0;
+  if (!rt.mig.state.empty()) rt.mig.state[p] = 0;
 }
 
 }  // namespace loom

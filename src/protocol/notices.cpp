@@ -27,10 +27,11 @@ void queue_run(int r, uint64_t p, uint64_t kind, uint64_t n) {
 }  // namespace
 
 void notice_queue(int r, uint64_t p, NoticeKind kind, uint64_t n) { queue_run(r, p, kind, n); }
+void notice_queue_place(int r, uint64_t p, PlaceKind kind, uint64_t n) { queue_run(r, p, kNoticeForget | kind, n); }
 
 void notices_send_forget(uint64_t first, uint64_t n) {
   for (int r = 0; r < rt.nranks; r++)
-    if (r != rt.rank) queue_run(r, first, kNoticeForget | kNoticeInvalidate, n);
+    if (r != rt.rank) notice_queue_place(r, first, kPlaceForget, n);
   notices_publish();
 }
 
@@ -121,8 +122,10 @@ void notices_process() {
   static std::vector<uint32_t>& drop = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   static std::vector<uint32_t>& refresh = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   static std::vector<std::pair<uint64_t, uint64_t>>& forgets = *new std::vector<std::pair<uint64_t, uint64_t>>();  // never destroyed: see runtime.hpp
+  static std::vector<std::pair<uint64_t, uint64_t>>& watches = *new std::vector<std::pair<uint64_t, uint64_t>>();  // never destroyed: see runtime.hpp
   heads.resize(N);
   forgets.clear();
+  watches.clear();
   tp.load_many(
       N, [](size_t i, int* r, uint64_t* off) {
         *r = rt.rank;
@@ -143,13 +146,19 @@ void notices_process() {
     const uint64_t* e = reinterpret_cast<const uint64_t*>(tp.self_meta() + ring_off(w)) + 8;
     for (; done < head; done++) {
       const uint64_t x = e[done % kRingEntries], p = x >> 2 & kNoticePageMask, n = (x >> 40 & (kNoticeMaxRun - 1)) + 1;
-      if (x & kNoticeForget) forgets.emplace_back(p, n);
-      else
+      if (x & kNoticeForget) {
+        switch (x & 3) {
+          case kPlaceForget: forgets.emplace_back(p, n); break;
+          case kPlaceWatch: watches.emplace_back(p, n); break;
+          case kPlaceMoved: migrate_moved(p, n, w); break;  // before the forgets, which may follow a move
+          default: break;
+        }
+      } else
         for (uint64_t k = 0; k < n; k++) notes.push_back((p + k) << 2 | (x & 3));
     }
     tp.store(rt.rank, Seg::Meta, ring_off(w) + 8, done);
   }
-  if (notes.empty() && forgets.empty() && !overflow) return;
+  if (notes.empty() && forgets.empty() && watches.empty() && !overflow) return;
   double t0 = stat_now();
   drop.clear();
   refresh.clear();
@@ -157,7 +166,9 @@ void notices_process() {
   // current block.
   for (const auto& [first, n] : forgets)
     if (first + n <= rt.npages) proto_forget_block(first, n);
+  for (const auto& [first, n] : watches) migrate_watch(first, n);
   if (overflow) {  // notices were lost: no copy kept by notices can be trusted
+    migrate_notices_lost();  // nor a home this rank knows
     for (uint32_t p : pt.cached)
       if (page_protocol(p).needs_notices && pt.home[p] != rt.rank && pt.state[p] != kNone)
         notes.push_back((uint64_t)p << 2 | kNoticeInvalidate);

@@ -8,10 +8,14 @@
 // word 0 head (entries written, low 48 bits; an overflow generation above),
 // word 1 tail (entries consumed), then kRingEntries entries {forget << 63 |
 // (n-1) << 40 | page << 2 | kind}: n pages from `page` (n > 1 for install
-// and forget notices only, so that loom_update or loom_free of any size is a
-// few entries).  A forget notice (loom_free of a loom_alloc block) makes the
-// reader forget all it knows of the pages (copy, home, flags) before any
-// other notice of the same acquire: the block's next life starts clean.  A writer queues notices during its release and publishes them at
+// and place notices only, so that loom_update or loom_free of any size is a
+// few entries).  With the forget bit set the entry is a *place* notice,
+// about where the pages live rather than what they hold, and its kind is a
+// PlaceKind: forget (loom_free of a loom_alloc block: the reader forgets all
+// it knows of the pages, copy, home and flags, before any content notice of
+// the same acquire, so that the block's next life starts clean), watch and
+// moved (home migration, migrate.hpp; moves are applied before forgets: a
+// page moves inside a barrier, before any later free of it).  A writer queues notices during its release and publishes them at
 // its end: entries first, a flush, then the heads, so a reader never sees a
 // head above entries that have not landed.  A full ring makes the writer
 // bump the overflow generation instead; the reader then treats every copy
@@ -66,8 +70,15 @@ struct NoticeRings {
   }
 };
 
+enum PlaceKind : uint64_t {
+  kPlaceForget = 0,  // loom_free: forget the pages
+  kPlaceWatch = 1,   // to a home: a rank wants to take these pages; trap your next write of each
+  kPlaceMoved = 2,   // the sender took the home of these pages
+};
+
 // Sent by the next notices_publish; n > 1 for kNoticeInstall only.
 void notice_queue(int r, uint64_t page, NoticeKind kind, uint64_t n = 1);
+void notice_queue_place(int r, uint64_t page, PlaceKind kind, uint64_t n);
 // loom_free of a loom_alloc block: every other rank forgets the pages at
 // its next acquire (published at once).
 void notices_send_forget(uint64_t first, uint64_t n);

@@ -47,12 +47,13 @@ enum PageHint : uint8_t {
   kMissed = 8,      // the last prefetch of this hot page was not read (two in a row: cold)
 };
 
-// What the per-page vectors below cost each rank: 1 state, 1 flags, 2 home,
+// What the per-page vectors cost each rank: 1 state, 1 flags, 2 home,
 // 1 mode, 1 hint, 4 dropped_at, 4 heap_checked, and 4 each for the dirty and
 // cached lists (reserved to full size at init, so that the fault path never
-// grows them).  The Meta segment adds 8 (copy-sets) + 16/N (directory) per
-// page, resident only where touched; LOOM_MIGRATE adds 4.
-constexpr uint64_t kPageTableBytesPerPage = 22;
+// grows them), and 1 for migration's state (migrate.hpp; with LOOM_MIGRATE=0
+// it is not allocated).  The Meta segment adds 8 (copy-sets) + 16/N
+// (directory) per page, resident only where touched.
+constexpr uint64_t kPageTableBytesPerPage = 23;
 
 struct PageTable {
   uint8_t* twins = nullptr;            // twin of page p at twins + p*PAGE (api.cpp maps it)

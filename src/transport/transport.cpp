@@ -66,7 +66,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
   int level = 0;
   MPI_Query_thread(&level);
   int mine[2] = {local_remote ? 1 : 0, -level}, all[2] = {0, 0};
-  check(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce");
+  check(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_BOR, comm_), "MPI_Allreduce");
   any_remote_ = all[0] != 0;
   const bool multiple = -all[1] >= MPI_THREAD_MULTIPLE;
   kind_ = opt.kind == LOOM_TRANSPORT_AUTO ? (multiple ? LOOM_TRANSPORT_ASYNC : LOOM_TRANSPORT_RMA) : opt.kind;
@@ -149,8 +149,8 @@ void Transport::far_waits(bool w) {
   else waiting_->leave();
 }
 
-void Transport::iallreduce_max(const int* in, int* out, MPI_Request* rq) {
-  check(MPI_Iallreduce(in, out, 1, MPI_INT, MPI_MAX, comm_, rq), "MPI_Iallreduce");
+void Transport::iallreduce_or(const int* in, int* out, MPI_Request* rq) {
+  check(MPI_Iallreduce(in, out, 1, MPI_INT, MPI_BOR, comm_, rq), "MPI_Iallreduce");
 }
 
 bool Transport::test(MPI_Request* rq) {

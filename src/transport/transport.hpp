@@ -212,9 +212,9 @@ class Transport {
   void app_waits(bool w) {
     if (far_) far_waits(w);
   }
-  // The MPI library's non-blocking allreduce (MPI_MAX) of one int over every
+  // The MPI library's non-blocking allreduce (MPI_BOR) of one int over every
   // rank; *out is valid once test() says the request is complete.
-  void iallreduce_max(const int* in, int* out, MPI_Request* rq);
+  void iallreduce_or(const int* in, int* out, MPI_Request* rq);
 
   // Atomic loads of n Meta words; at(i) names word i.  Issued together and
   // completed by one flush on MPI.
