@@ -41,6 +41,7 @@
 #endif
 
 #include "loom/loom.h"
+#include "protocol/protocol.hpp"
 #include "runtime.hpp"
 #include "transport/common.hpp"
 #include "watchdog.hpp"
@@ -213,6 +214,7 @@ void receive_command(uint64_t* msg) {
     g.ordered_lock = (msg[3] & LOOM_SPAWN_ROOT_LAST) != 0;
     loom_status_t s = loom_barrier();
     if (s != LOOM_OK) fatal("loom_spawn: the barrier before the worker failed: %s", loom_last_error());
+    proto_forget_writers();
     fn(reinterpret_cast<void*>(msg[2]));
     s = loom_barrier();  // the join
     if (s != LOOM_OK) fatal("loom_join: the barrier after the worker failed: %s", loom_last_error());
@@ -308,7 +310,9 @@ loom_status_t loom_spawn(void (*fn)(void*), void* arg, unsigned flags) {
   broadcast_ranges();
   g.running = true;
   g.ordered_lock = (flags & LOOM_SPAWN_ROOT_LAST) != 0;
-  return loom_barrier();
+  loom_status_t b = loom_barrier();
+  if (b == LOOM_OK) proto_forget_writers();  // the serial part's writes are not the workers'
+  return b;
 }
 
 loom_status_t loom_join(void) {

@@ -470,6 +470,49 @@ void proto_acquire_range(uint64_t first, uint64_t n) {
   check_invariants();
 }
 
+void proto_forget_writers() {
+  PageTable& pt = rt.pages;
+  const uint64_t words = (rt.npages + 63) / 64;
+  static std::vector<uint64_t>& wrote = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  wrote.assign(words, 0);
+  for (uint64_t p = 0; p < rt.npages; p++) {
+    uint8_t& f = pt.flags[p];
+    if (pt.mode[p] != LOOM_PROTOCOL_HLRC) continue;
+    if (f & kIWriter) wrote[p / 64] |= 1ull << (p % 64);
+    f &= (uint8_t)~(kIWriter | kOtherWritten);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, wrote.data(), (int)words, MPI_UINT64_T, MPI_BOR, MPI_COMM_WORLD);
+  // This rank's slice of the directory, by plain stores: nobody reads or
+  // changes a writer set until the raw barrier that ends this step.
+  const uint64_t N = (uint64_t)rt.nranks;
+  for (uint64_t i = 0; i < words; i++)
+    for (uint64_t w = wrote[i]; w; w &= w - 1) {
+      const uint64_t p = i * 64 + (uint64_t)__builtin_ctzll(w);
+      if (p % N == (uint64_t)rt.rank)
+        __atomic_store_n(reinterpret_cast<uint64_t*>(rt.tp.self_meta() + dir_off(p) + 8), 0, __ATOMIC_RELAXED);
+    }
+  rt.tp.sync_local();
+  // A home page written in place registers again at its next write.
+  uint64_t first = 0, n = 0;
+  auto flush = [&] {
+    if (n) vm_protect(first, n, kRO);
+    n = 0;
+  };
+  for (uint64_t p = 0; p < rt.npages; p++) {
+    if (pt.state[p] == kRW && pt.home[p] == rt.rank && pt.mode[p] == LOOM_PROTOCOL_HLRC) {
+      pt.state[p] = kRO;
+      if (n && first + n == p) n++;
+      else {
+        flush();
+        first = p;
+        n = 1;
+      }
+    }
+  }
+  flush();
+  sync_barrier_raw();
+}
+
 bool proto_wants_prefetch() { return rt.cfg.prefetch && rt.pages.hot > 0; }
 
 void proto_before_atomic(uint64_t p) {

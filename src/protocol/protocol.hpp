@@ -50,6 +50,13 @@ void proto_acquire(bool prefetch = false);
 // other dirty pages stay dirty.
 void proto_acquire_range(uint64_t first, uint64_t n);
 void proto_release_range(uint64_t first, uint64_t n);
+// Collective, right after a full barrier (loom_spawn, where the serial
+// part's writes end): forget who wrote which HLRC page.  Every copy kept by
+// that barrier's acquire is current, and a rank that writes a page again
+// registers again (home pages written in place go back to read-only), so
+// the setup rank 0 did alone stops making every later acquire drop the
+// pages it wrote once.
+void proto_forget_writers();
 // Whether this rank has hot pages a barrier may prefetch (pages on other
 // hosts it read again after an acquire dropped them).
 bool proto_wants_prefetch();
