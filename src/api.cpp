@@ -169,11 +169,13 @@ Status init_local() {
     rt.erc.init();
     rt.rings.init(rt.nranks);
     rt.mig.init(rt.npages, rt.nranks, rt.cfg.migrate != 0);
+    rt.adapt.init(rt.npages, rt.cfg.unit_pages, rt.cfg.adapt != 0);
     rt.sync.init(rt.nranks, rt.cfg.locks);
     rt.small.init();
   } catch (const std::bad_alloc&) {
     rt.pages.clear();
     rt.mig.init(0, 0, false);
+    rt.adapt.init(0, 0, false);
     return fail(LOOM_ERR_NO_MEMORY,
                 "loom_init: the per-page tables of a %llu-byte global memory (%llu pages, %llu bytes per page on "
                 "every rank) do not fit in this process's memory; lower LOOM_MEM_SIZE or raise the memory limit",
@@ -293,20 +295,22 @@ Status barrier() {
   double t0 = stat_now();
   proto_release();
   // The barrier also agrees whether any rank prefetches hot pages (bit 0)
-  // and whether any wants to take homes (bit 1).  For a prefetch every rank
+  // and whether any wants to take homes or switch pages' protocols (bit 1).  For a prefetch every rank
   // waits in a second barrier until all have, so that the homes answer while
   // they wait instead of while they compute (core.cpp, prefetch; a waiting
   // rank serves requests itself).  For migration every rank is quiescent
   // between the two halves of a raw barrier, and hears of every move before
   // its acquire (migrate.hpp).
-  const bool wants_move = rt.cfg.migrate && migrate_prepare();
-  const unsigned any = sync_barrier_or((proto_wants_prefetch() ? 1u : 0u) | (wants_move ? 2u : 0u));
+  const bool wants_window = (rt.cfg.migrate && migrate_prepare()) | adapt_wants_window();
+  const unsigned any = sync_barrier_or((proto_wants_prefetch() ? 1u : 0u) | (wants_window ? 2u : 0u));
   const bool prefetch = any & 1;
   if (any & 2) {
-    migrate_window();
+    if (rt.cfg.migrate) migrate_window();
+    adapt_window();
     sync_barrier_raw();
     rt.tp.sync_local();
-    notices_process();  // the moves
+    notices_process();  // the moves and switches
+    adapt_apply_own();
   }
   proto_acquire(prefetch);
   if (prefetch) sync_barrier_raw();
@@ -1029,6 +1033,7 @@ loom_status_t loom_stats_get(loom_stats_t* out) {
   REQUIRE_INIT();
   if (!out) return ret(fail(LOOM_ERR_INVALID, "loom_stats_get: out is NULL"));
   *out = rt.st.s;
+  adapt_count_modes(&out->pages_lazy, &out->pages_eager);
   return LOOM_OK;
 }
 
@@ -1041,6 +1046,7 @@ loom_status_t loom_stats_reset(void) {
 loom_status_t loom_stats_json(char* buf, size_t len) {
   REQUIRE_INIT();
   if (!buf || len == 0) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: empty buffer"));
+  adapt_count_modes(&rt.st.s.pages_lazy, &rt.st.s.pages_eager);
   if (stats_json(rt.st.s, buf, len) >= len) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: buffer too small"));
   return LOOM_OK;
 }

@@ -216,6 +216,12 @@ Status p_prefetch(loom_config_t* c, const char* n, const char* v) {
 }
 void w_prefetch(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->prefetch); }
 
+Status p_adapt(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->adapt)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_adapt(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->adapt); }
+
 Status p_hang(loom_config_t* c, const char* n, const char* v) {
   unsigned long long x;
   if (!parse_uint(v, &x) || x > 1000000ull) return bad(n, v, "seconds from 0 (never) to 1000000");
@@ -242,6 +248,8 @@ const Setting kSettings[] = {
      "erc-invalidate or erc-update (eager, copy-sets)", p_protocol, w_protocol},
     {"LOOM_MIGRATE", "auto", "at barriers, move a page's home to the one rank that writes it while its home does not "
      "(once per page); auto: on, except with LOOM_CHECKPOINT_EVERY or LOOM_RESTART", p_migrate, w_migrate},
+    {"LOOM_ADAPT", "1", "a lazy (hlrc) page that acquires keep dropping though it did not change turns eager "
+     "(erc-invalidate) at the next barrier; 0: every page keeps its block's protocol", p_adapt, w_adapt},
     {"LOOM_PREFETCH", "1", "at barriers, fetch the pages homed on other hosts that this rank read again after the "
      "last acquire dropped them (hot pages), while every rank waits, instead of faulting them in later", p_prefetch,
      w_prefetch},

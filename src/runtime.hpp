@@ -20,6 +20,7 @@
 #include "config.hpp"
 #include "loom/loom.h"
 #include "protocol/erc.hpp"
+#include "protocol/adapt.hpp"
 #include "protocol/migrate.hpp"
 #include "protocol/notices.hpp"
 #include "protocol/page_table.hpp"
@@ -77,6 +78,7 @@ struct Runtime {
   ErcState erc;          // protocol/erc.cpp
   NoticeRings rings;     // protocol/notices.cpp
   Migration mig;         // protocol/migrate.cpp
+  Adaptation adapt;      // protocol/adapt.cpp
   SyncState sync;        // sync.cpp (and clock.cpp's sequence)
   Stats st;              // stats.hpp, bumped by every layer
   SmallHeap small;       // small_alloc.cpp (this rank's chunks)

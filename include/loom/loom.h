@@ -127,6 +127,7 @@ typedef struct loom_config {
   char restart_dir[256];            /* restore the global memory from the newest checkpoint in this directory at init (LOOM_RESTART) */
   char checkpoint_dir[256];         /* where loom_checkpoint(NULL) and LOOM_CHECKPOINT_EVERY write (LOOM_CHECKPOINT_DIR) */
   int checkpoint_every;             /* checkpoint at every K-th loom_barrier; 0 never (LOOM_CHECKPOINT_EVERY) */
+  int adapt;                        /* 1: a lazy page that acquires keep dropping for nothing turns eager (erc-invalidate); 0: every page keeps its block's protocol (LOOM_ADAPT) */
 } loom_config_t;
 
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);
@@ -380,6 +381,8 @@ typedef struct loom_stats {
   double t_update;      /* seconds of acquires spent bringing pages up to date */
   uint64_t prefetched;  /* pages fetched at a barrier because this rank kept reading them (hot pages) */
   uint64_t prefetch_used; /* of those, pages read before the next acquire */
+  uint64_t switched;    /* pages this rank homes that turned from lazy to eager (LOOM_ADAPT) */
+  uint64_t pages_lazy, pages_eager; /* pages this rank homes now, by protocol (filled by loom_stats_get and the reports) */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 LOOM_API loom_status_t loom_stats_reset(void);

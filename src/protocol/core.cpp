@@ -56,12 +56,16 @@ void add_run(uint32_t o, uint32_t len, void* c) {
   runs->len.push_back(len);
 }
 
+}  // namespace
+
 // The page is no longer hot (its hints are forgotten).
-void forget_hints(uint64_t p) {
+void proto_forget_hints(uint64_t p) {
   PageTable& pt = rt.pages;
   if (pt.hint[p] & kHot) pt.hot--;
   pt.hint[p] = 0;
 }
+
+namespace {
 
 // Prefetched pages the program did not read since the last acquire are no
 // longer valid: the first time that happens to a page it goes on `again`
@@ -76,7 +80,7 @@ void retire_prefetched(std::vector<uint32_t>* again) {
     if (!(h & kPrefetched)) continue;
     h &= (uint8_t)~kPrefetched;
     if (h & kMissed) {
-      forget_hints(p);
+      proto_forget_hints(p);
     } else {
       h |= kMissed;
       again->push_back(p);
@@ -315,7 +319,11 @@ void proto_make_readable(uint64_t p) {
   // bookkeeping then completed its diffs before the get reads them.
   page_protocol(p).before_fetch(h, first, n);
   populate(first, n);
+  // Lazy pages an acquire dropped: is the home's copy the one dropped
+  // (adapt.hpp)?  The dropped copies are still in their slots.
+  const uint64_t compared = adapt_save_dropped(first, n);
   rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
+  if (compared) adapt_compare_dropped(first, n);
   vm_protect(first, n, kRO);
   for (uint64_t q = first; q < end; q++) {
     pt.state[q] = kRO;
@@ -517,7 +525,7 @@ bool proto_wants_prefetch() { return rt.cfg.prefetch && rt.pages.hot > 0; }
 
 void proto_before_atomic(uint64_t p) {
   PageTable& pt = rt.pages;
-  forget_hints(p);  // a prefetched copy would miss the atomic's update too
+  proto_forget_hints(p);  // a prefetched copy would miss the atomic's update too
   int h = proto_home(p, true);
   if (h != rt.rank && pt.state[p] != kNone) {
     if (pt.state[p] == kRW) proto_release();  // this rank's writes to the page go first
@@ -538,7 +546,8 @@ void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
       pt.state[p] = kNone;
     }
     migrate_forget(p);
-    forget_hints(p);
+    adapt_forget(p);
+    proto_forget_hints(p);
     if (allocated) pt.flags[p] |= kAlloc | kSingle;
     else pt.flags[p] &= (uint8_t)~(kAlloc | kSingle);
     pt.mode[p] = (uint8_t)rt.cfg.protocol;
@@ -558,7 +567,8 @@ void proto_forget_block(uint64_t first, uint64_t n) {
     pt.mode[p] = (uint8_t)rt.cfg.protocol;
     pt.heap_checked[p] = ~0u;
     migrate_forget(p);
-    forget_hints(p);
+    adapt_forget(p);
+    proto_forget_hints(p);
   }
   if (dirty)  // those writes have no block to go to
     pt.dirty.erase(std::remove_if(pt.dirty.begin(), pt.dirty.end(),
@@ -608,7 +618,8 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
     pt.state[p] = kNone;
     pt.flags[p] = (uint8_t)((pt.flags[p] & kListed) | (allocated ? kAlloc : 0));  // collective: not kSingle
     migrate_forget(p);
-    forget_hints(p);
+    adapt_forget(p);
+    proto_forget_hints(p);
     pt.home[p] = (int16_t)h;
     pt.mode[p] = (uint8_t)protocol;
     if (dir_rank(p) == (uint64_t)rt.rank) {

@@ -123,9 +123,11 @@ void notices_process() {
   static std::vector<uint32_t>& refresh = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   static std::vector<std::pair<uint64_t, uint64_t>>& forgets = *new std::vector<std::pair<uint64_t, uint64_t>>();  // never destroyed: see runtime.hpp
   static std::vector<std::pair<uint64_t, uint64_t>>& watches = *new std::vector<std::pair<uint64_t, uint64_t>>();  // never destroyed: see runtime.hpp
+  static std::vector<std::pair<uint64_t, uint64_t>>& eager = *new std::vector<std::pair<uint64_t, uint64_t>>();  // never destroyed: see runtime.hpp
   heads.resize(N);
   forgets.clear();
   watches.clear();
+  eager.clear();
   tp.load_many(
       N, [](size_t i, int* r, uint64_t* off) {
         *r = rt.rank;
@@ -151,6 +153,7 @@ void notices_process() {
           case kPlaceForget: forgets.emplace_back(p, n); break;
           case kPlaceWatch: watches.emplace_back(p, n); break;
           case kPlaceMoved: migrate_moved(p, n, w); break;  // before the forgets, which may follow a move
+          case kPlaceEager: eager.emplace_back(p, n); break;
           default: break;
         }
       } else
@@ -158,7 +161,7 @@ void notices_process() {
     }
     tp.store(rt.rank, Seg::Meta, ring_off(w) + 8, done);
   }
-  if (notes.empty() && forgets.empty() && watches.empty() && !overflow) return;
+  if (notes.empty() && forgets.empty() && watches.empty() && eager.empty() && !overflow) return;
   double t0 = stat_now();
   drop.clear();
   refresh.clear();
@@ -167,6 +170,7 @@ void notices_process() {
   for (const auto& [first, n] : forgets)
     if (first + n <= rt.npages) proto_forget_block(first, n);
   for (const auto& [first, n] : watches) migrate_watch(first, n);
+  for (const auto& [first, n] : eager) adapt_switch(first, n);  // after the forgets: a freed page stays lazy
   if (overflow) {  // notices were lost: no copy kept by notices can be trusted
     migrate_notices_lost();  // nor a home this rank knows
     for (uint32_t p : pt.cached)

@@ -74,6 +74,7 @@ enum PlaceKind : uint64_t {
   kPlaceForget = 0,  // loom_free: forget the pages
   kPlaceWatch = 1,   // to a home: a rank wants to take these pages; trap your next write of each
   kPlaceMoved = 2,   // the sender took the home of these pages
+  kPlaceEager = 3,   // these lazy pages turn erc-invalidate (adapt.hpp)
 };
 
 // Sent by the next notices_publish; n > 1 for kNoticeInstall only.

@@ -50,10 +50,11 @@ enum PageHint : uint8_t {
 // What the per-page vectors cost each rank: 1 state, 1 flags, 2 home,
 // 1 mode, 1 hint, 4 dropped_at, 4 heap_checked, and 4 each for the dirty and
 // cached lists (reserved to full size at init, so that the fault path never
-// grows them), and 1 for migration's state (migrate.hpp; with LOOM_MIGRATE=0
-// it is not allocated).  The Meta segment adds 8 (copy-sets) + 16/N
-// (directory) per page, resident only where touched.
-constexpr uint64_t kPageTableBytesPerPage = 23;
+// grows them), 1 for migration's state (migrate.hpp; not allocated with
+// LOOM_MIGRATE=0) and 1 for the adaptive protocol's (adapt.hpp; not with
+// LOOM_ADAPT=0).  The Meta segment adds 8 (copy-sets) + 16/N (directory)
+// per page, resident only where touched.
+constexpr uint64_t kPageTableBytesPerPage = 24;
 
 struct PageTable {
   uint8_t* twins = nullptr;            // twin of page p at twins + p*PAGE (api.cpp maps it)

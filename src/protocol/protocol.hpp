@@ -57,6 +57,8 @@ void proto_release_range(uint64_t first, uint64_t n);
 // the setup rank 0 did alone stops making every later acquire drop the
 // pages it wrote once.
 void proto_forget_writers();
+// The page is no longer hot: its prefetch hints are forgotten.
+void proto_forget_hints(uint64_t page);
 // Whether this rank has hot pages a barrier may prefetch (pages on other
 // hosts it read again after an acquire dropped them).
 bool proto_wants_prefetch();
