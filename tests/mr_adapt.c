@@ -79,6 +79,9 @@ int main(int argc, char** argv) {
     bad += last ? a[p * 512] != 1000 + last : a[p * 512] != (uint64_t)p;
   }
   CHECK(bad == 0);
-  if (n > 1) CHECK(eager_pages() == P); /* a page switches once, and stays */
+  /* A page switches once and stays; the counter page may have turned too:
+   * ranks waiting for their turn took the lock without changing it. */
+  const uint64_t eager = eager_pages();
+  if (n > 1) CHECK(eager >= P && eager <= P + 1);
   return mr_finish("mr_adapt");
 }
