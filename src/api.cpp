@@ -168,7 +168,7 @@ Status init_local() {
     rt.pages.init(rt.npages, (uint8_t)rt.cfg.protocol);
     rt.erc.init();
     rt.rings.init(rt.nranks);
-    rt.mig.init(rt.npages, rt.nranks, rt.cfg.migrate != 0);
+    rt.mig.init(rt.npages, rt.nranks, rt.cfg.migrate != 0 || rt.cfg.adapt != 0);  // the home's watch serves both
     rt.adapt.init(rt.npages, rt.cfg.unit_pages, rt.cfg.adapt != 0);
     rt.sync.init(rt.nranks, rt.cfg.locks);
     rt.small.init();

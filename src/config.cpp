@@ -248,7 +248,7 @@ const Setting kSettings[] = {
      "erc-invalidate or erc-update (eager, copy-sets)", p_protocol, w_protocol},
     {"LOOM_MIGRATE", "auto", "at barriers, move a page's home to the one rank that writes it while its home does not "
      "(once per page); auto: on, except with LOOM_CHECKPOINT_EVERY or LOOM_RESTART", p_migrate, w_migrate},
-    {"LOOM_ADAPT", "1", "a lazy (hlrc) page that acquires keep dropping though it did not change turns eager "
+    {"LOOM_ADAPT", "0", "1: a lazy (hlrc) page that acquires keep dropping though it did not change turns eager "
      "(erc-invalidate) at the next barrier; 0: every page keeps its block's protocol", p_adapt, w_adapt},
     {"LOOM_PREFETCH", "1", "at barriers, fetch the pages homed on other hosts that this rank read again after the "
      "last acquire dropped them (hot pages), while every rank waits, instead of faulting them in later", p_prefetch,

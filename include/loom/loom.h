@@ -127,7 +127,7 @@ typedef struct loom_config {
   char restart_dir[256];            /* restore the global memory from the newest checkpoint in this directory at init (LOOM_RESTART) */
   char checkpoint_dir[256];         /* where loom_checkpoint(NULL) and LOOM_CHECKPOINT_EVERY write (LOOM_CHECKPOINT_DIR) */
   int checkpoint_every;             /* checkpoint at every K-th loom_barrier; 0 never (LOOM_CHECKPOINT_EVERY) */
-  int adapt;                        /* 1: a lazy page that acquires keep dropping for nothing turns eager (erc-invalidate); 0: every page keeps its block's protocol (LOOM_ADAPT) */
+  int adapt;                        /* 1: a lazy page that acquires keep dropping for nothing turns eager (erc-invalidate); 0 (default): every page keeps its block's protocol (LOOM_ADAPT) */
 } loom_config_t;
 
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);

@@ -19,10 +19,16 @@ bool compares(uint64_t p) {
 void refetched(uint64_t p, bool unchanged) {
   Adaptation& a = rt.adapt;
   uint8_t& c = a.false_drops[p];
+  // The acquire that dropped it, against the one that dropped it the last
+  // time it was compared (mod 256): the streak counts refetches that come
+  // back soon, at most kMaxGap acquires apart.
+  const uint8_t d = (uint8_t)rt.pages.dropped_at[p], gap = (uint8_t)(d - a.last_drop[p]);
+  a.last_drop[p] = d;
   if (!unchanged) {
     c = (uint8_t)(((c >> 4) + 1) << 4);  // the streak starts again
     return;
   }
+  if (gap > kMaxGap) c &= 0xf0;  // read again only long after: the streak starts again
   if ((c & 15) + 1 < kFalseDrops) {
     c++;
     return;
@@ -57,6 +63,9 @@ void adapt_window() {
   if (ready.empty()) return;
   std::sort(ready.begin(), ready.end());
   ready.erase(std::unique(ready.begin(), ready.end()), ready.end());
+  // The mark in the directory first: a rank whose ring overflowed (the
+  // notice lost) finds the switch there (adapt_notices_lost).
+  for (uint32_t p : ready) rt.tp.fetch_or(dir_rank(p), Seg::Meta, dir_off(p), kEager);
   for (int r = 0; r < rt.nranks; r++)
     if (r != rt.rank) for_runs(ready, [r](uint64_t first, uint64_t n) { notice_queue_place(r, first, kPlaceEager, n); });
   notices_publish();
@@ -93,6 +102,25 @@ void adapt_switch(uint64_t first, uint64_t n) {
     }
     if (pt.home[p] == rt.rank) rt.st.s.switched++;
   }
+}
+
+void adapt_notices_lost() {
+  static std::vector<uint32_t>& lazy = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
+  static std::vector<uint64_t>& words = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  lazy.clear();
+  const PageTable& pt = rt.pages;
+  for (uint64_t p = 0; p < rt.npages; p++)
+    if ((pt.flags[p] & kAlloc) && pt.mode[p] == LOOM_PROTOCOL_HLRC) lazy.push_back((uint32_t)p);
+  if (lazy.empty()) return;
+  words.resize(lazy.size());
+  rt.tp.load_many(
+      lazy.size(), [](size_t i, int* r, uint64_t* off) {
+        *r = (int)dir_rank(lazy[i]);
+        *off = dir_off(lazy[i]);
+      },
+      words.data());
+  for (size_t i = 0; i < lazy.size(); i++)
+    if (words[i] & kEager) adapt_switch(lazy[i], 1);
 }
 
 void adapt_forget(uint64_t p) {

@@ -34,17 +34,20 @@ namespace loom {
 
 constexpr uint8_t kFalseDrops = 4;   // unchanged refetches in a row before a page turns eager
 constexpr uint8_t kTrueDrops = 8;    // changed refetches after which a page is no longer compared
+constexpr uint8_t kMaxGap = 16;      // acquires between two drops of a streak at most
 
 struct Adaptation {
   // Per page: unchanged refetches in a row (low 4 bits) and changed ones
   // (high 4 bits); 0xff: switched, or no longer compared.
   std::vector<uint8_t> false_drops;
-  std::vector<uint32_t> ready;       // pages to switch at the next barrier
+  std::vector<uint32_t> ready;       // pages to switch at this barrier
+  std::vector<uint8_t> last_drop;    // per page: the acquire (mod 256) whose drop was last compared
   std::vector<uint8_t> saved;        // the dropped copies of one fetch window (sized at init: faults do not allocate)
 
   void init(uint64_t npages, uint32_t unit_pages, bool on) {
     false_drops.assign(on ? npages : 0, 0);
     ready.clear();
+    last_drop.assign(on ? npages : 0, 0);
     saved.assign(on ? (size_t)unit_pages * 4096 : 0, 0);
   }
 };
@@ -62,6 +65,9 @@ void adapt_apply_own();     // after the window, with the others' notices: switc
 // A rank switched [first, first+n) to erc-invalidate (a notice, or this
 // rank's own window).
 void adapt_switch(uint64_t first, uint64_t n);
+// Notices to this rank were lost (a full ring): switch the lazy pages the
+// directory marks eager (the switch must not wait for a notice).
+void adapt_notices_lost();
 void adapt_forget(uint64_t page);  // the page starts a new life
 // Pages this rank homes in the lazy and in the eager protocols.
 void adapt_count_modes(uint64_t* lazy, uint64_t* eager);

@@ -14,7 +14,8 @@ namespace loom {
 
 constexpr uint64_t kMigrated = 1ull << 62;  // sticky mark in the home word: this page moved once
 constexpr uint64_t kShared = 1ull << 61;    // sticky mark in the home word: its home writes it too (stays)
-constexpr uint64_t kHomeMarks = kMigrated | kShared;
+constexpr uint64_t kEager = 1ull << 60;     // sticky mark in the home word: the page turned eager (adapt.hpp)
+constexpr uint64_t kHomeMarks = kMigrated | kShared | kEager;
 
 uint64_t dir_rank(uint64_t page);  // the rank holding page's entry
 uint64_t dir_off(uint64_t page);   // the entry's offset in that rank's Meta (+8: the writer mask)

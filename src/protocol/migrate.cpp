@@ -119,7 +119,7 @@ void migrate_window() {
 }
 
 void migrate_watch(uint64_t first, uint64_t n) {
-  if (rt.cfg.migrate) watch_pages(first, n);
+  if (!rt.mig.state.empty()) watch_pages(first, n);
 }
 
 void migrate_moved(uint64_t first, uint64_t n, int to) {
@@ -131,7 +131,7 @@ void migrate_moved(uint64_t first, uint64_t n, int to) {
 }
 
 void migrate_notices_lost() {
-  if (!rt.cfg.migrate) return;
+  if (rt.mig.state.empty()) return;
   PageTable& pt = rt.pages;
   for (uint64_t p = 0; p < rt.npages; p++) {
     if (pt.home[p] < 0 || !(pt.flags[p] & kAlloc)) continue;

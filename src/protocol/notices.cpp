@@ -173,6 +173,7 @@ void notices_process() {
   for (const auto& [first, n] : eager) adapt_switch(first, n);  // after the forgets: a freed page stays lazy
   if (overflow) {  // notices were lost: no copy kept by notices can be trusted
     migrate_notices_lost();  // nor a home this rank knows
+    adapt_notices_lost();    // nor a lazy page's protocol
     for (uint32_t p : pt.cached)
       if (page_protocol(p).needs_notices && pt.home[p] != rt.rank && pt.state[p] != kNone)
         notes.push_back((uint64_t)p << 2 | kNoticeInvalidate);
