@@ -5,6 +5,7 @@
  * the pages stay coherent: writes under the lock by their home (untracked,
  * then trapped once a rank joins) and by other ranks (diffs and notices) are
  * seen by every later holder of the lock. */
+#include <sched.h>
 #include <stdint.h>
 
 #include "mr.h"
@@ -22,22 +23,31 @@ static uint64_t eager_pages(void) {
 int main(int argc, char** argv) {
   mr_init(&argc, &argv);
   const int r = loom_rank(), n = loom_nranks();
-  uint64_t *a = NULL, *counter = NULL;
+  uint64_t *a = NULL, *counter = NULL, *turn = NULL;
   CHECK_OK(loom_alloc_collective_at((size_t)P * 4096, 0, (void**)&a));
   CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&counter));
+  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&turn));
   const uint32_t lock = 3;
   if (r == 0)
     for (int p = 0; p < P; p++) a[p * 512] = a[p * 512 + 1] = (uint64_t)p; /* the home writes them once */
   CHECK_OK(loom_barrier());
   CHECK(eager_pages() == 0);
 
-  /* Read under the lock; the counter page changes at every acquire. */
+  /* Read under the lock, the ranks taking turns (an atomic word says
+   * whose), so that the counter page has changed at every acquire. */
   int bad = 0;
   for (int i = 0; i < kReads; i++) {
+    uint64_t t = 0;
+    for (;;) {
+      CHECK_OK(loom_atomic_load(turn, &t));
+      if ((int)(t % (uint64_t)n) == r) break;
+      sched_yield();
+    }
     CHECK_OK(loom_lock(lock));
     counter[0]++;
     for (int p = 0; p < P; p++) bad += a[p * 512] != (uint64_t)p || a[p * 512 + 1] != (uint64_t)p;
     CHECK_OK(loom_unlock(lock));
+    CHECK_OK(loom_atomic_fetch_add(turn, 1, NULL));
   }
   CHECK(bad == 0);
   CHECK_OK(loom_barrier()); /* the switch */
