@@ -24,12 +24,12 @@ kinds=("$@")
 [ ${#kinds[@]} -eq 0 ] && kinds=(address thread)
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
-core="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_protocols|mr_alloc|mr_alloc_small|mr_fences"
-targets=(mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences spawn_start fuzz_diff fuzz_config sanitizer_canary)
+core="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_protocols|mr_alloc|mr_alloc_small|mr_fences|mr_migrate|mr_adapt"
+targets=(mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
 
 for kind in "${kinds[@]}"; do
   case "$kind" in
-    address) dir=build-asan; tests="^(mr\.($core)\.np[23]\.(map|mpi|async|auto)\.hlrc|spawn\.start\.np2\..*|unit\.fuzz_.*|san\.canary\..*)\$" ;;
+    address) dir=build-asan; tests="^(mr\.($core)\.np[23]\.(map|mpi|async|auto)\.hlrc|spawn\.(start|setup)\.np2\..*|unit\.fuzz_.*|san\.canary\..*)\$" ;;
     thread) dir=build-tsan; tests="^(mr\.($core)\.np2\.async\.hlrc|spawn\.start\.np2\.async|san\.canary\..*)\$" ;;
     *) echo "sanitize: $kind: expected address or thread" >&2; exit 2 ;;
   esac
