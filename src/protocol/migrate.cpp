@@ -1,8 +1,8 @@
 // Adaptive placement: home migration at barriers (migrate.hpp has the rule).
 //
-// Measured (docs/BENCHMARKS.md): Jacobi whose arrays one rank initialized
-// 6.7x faster, SPLASH-3 LU (rank 0 sets up every page) and the suite's
-// programs with right placement unchanged.  Designs measured and dropped: a
+// Measured (docs/BENCHMARKS.md, "Adaptive placement and protocol"): Jacobi
+// whose arrays one rank initialized 6.1x faster, SPLASH-3 LU (rank 0 sets up
+// every page) 3.4x, the suite's programs unchanged.  Designs measured and dropped: a
 // page moving to any rank that wrote it in two intervals (Barnes-Hut 2.4x,
 // IS 2x slower: pages the old home kept writing moved away from it);
 // migrating at the writer's release (safe only for pages nobody else ever
@@ -92,7 +92,7 @@ void migrate_window() {
   for (uint32_t p : m.ready) {
     const int h = pt.home[p];
     m.state[p] |= kDone;  // taken or refused: either way, never again
-    if (h < 0 || h == rt.rank || !(pt.flags[p] & kAlloc)) continue;
+    if (h < 0 || h == rt.rank || !(pt.flags[p] & kAlloc) || !page_protocol(p).migrates) continue;  // (it may have turned eager)
     const uint64_t others = tp.load(dir_rank(p), Seg::Meta, dir_off(p) + 8) & ~(my_bit() | 1ull << h);
     if (others) continue;  // a third writer: this rank would not be the only one writing it
     const uint64_t cur = (uint64_t)h + 1, me = (uint64_t)rt.rank + 1;
