@@ -1,5 +1,7 @@
-// Adaptive protocol per page (LOOM_ADAPT, on by default): a lazy (hlrc)
-// page that acquires keep dropping for nothing turns eager (erc-invalidate).
+// Adaptive protocol per page (LOOM_ADAPT=1; off by default: it costs Loom's
+// Barnes-Hut 1.6x, whose switched pages their home writes at many releases,
+// while it takes SPLASH-3 BARNES from 4.0 to 1.1 s): a lazy (hlrc) page that
+// acquires keep dropping for nothing turns eager (erc-invalidate).
 //
 // HLRC's acquire drops every copy whose writer set names another rank (its
 // home writes in place, so there is no exact notice of what changed).  For
@@ -7,20 +9,24 @@
 // drops a page at almost every lock acquire though it rarely changed.  The
 // driver sees it: when a rank fetches again a page an acquire dropped, it
 // compares the page with the copy it dropped (still in its slot).  A page
-// found unchanged kFalseDrops times in a row (a change in between starts the
-// count again) is switched to erc-invalidate, whose copies stay until a
+// found unchanged kFalseDrops times in a row, each drop at most kMaxGap
+// acquires after the last (a change or a longer gap starts the count
+// again), is switched to erc-invalidate, whose copies stay until a
 // writer's notice says the page changed.  Pages that really change between
 // acquires (the usual barrier-phased arrays) never reach the count and stay
 // lazy, which costs them nothing at a fetch or a release.
 //
 // The switch happens inside a barrier, where every rank is quiescent (the
 // barrier ORs the want bit, as for migration, and runs the window): the
-// rank that wants it sends every other rank an "eager" notice for each run
-// of pages; each rank applies it before its acquire: the page's mode
+// rank that wants it marks each page EAGER in its directory home word and
+// sends every other rank an "eager" notice for each run of pages (a rank
+// whose notice ring overflowed finds the marks instead); each rank applies
+// it before its acquire: the page's mode
 // becomes erc-invalidate everywhere, every copy of it is dropped (the next
 // fetch joins the copy-set), and its home, the only holder left, marks it
 // untracked (its own bit in the copy-set: it writes in place until a rank
-// joins, erc.cpp).  A page switches once; blocks allocated with an eager
+// joins, erc.cpp), or traps its writes if a rank that left the barrier
+// first joined already.  A page switches once; blocks allocated with an eager
 // protocol are never touched; LOOM_ADAPT=0 keeps every page in the
 // protocol of its block.  The statistics count the switches and, at the
 // end, the pages this rank homes in each mode.
