@@ -753,6 +753,17 @@ Status live_range(const void* ptr, size_t len, const char* fn, uint64_t* first, 
   return Status::ok();
 }
 
+// loom_release_range / loom_acquire_range: the pages of a live range, then
+// the driver's step on them (an empty range does nothing).
+loom_status_t on_range(const void* ptr, size_t len, const char* fn, void (*step)(uint64_t first, uint64_t n)) {
+  if (len == 0) return LOOM_OK;
+  uint64_t first = 0, last = 0;
+  Status s = live_range(ptr, len, fn, &first, &last);
+  if (!s.is_ok()) return s.code();
+  step(first, last - first + 1);
+  return LOOM_OK;
+}
+
 const char* type_name(AtomicType t) {
   switch (t) {
     case AtomicType::U32: return "32-bit integer";
@@ -911,22 +922,12 @@ loom_status_t loom_acquire(void) {
 
 loom_status_t loom_release_range(const void* ptr, size_t len) {
   REQUIRE_INIT();
-  if (len == 0) return LOOM_OK;
-  uint64_t first = 0, last = 0;
-  Status s = live_range(ptr, len, "loom_release_range", &first, &last);
-  if (!s.is_ok()) return s.code();
-  proto_release_range(first, last - first + 1);
-  return LOOM_OK;
+  return on_range(ptr, len, "loom_release_range", proto_release_range);
 }
 
 loom_status_t loom_acquire_range(const void* ptr, size_t len) {
   REQUIRE_INIT();
-  if (len == 0) return LOOM_OK;
-  uint64_t first = 0, last = 0;
-  Status s = live_range(ptr, len, "loom_acquire_range", &first, &last);
-  if (!s.is_ok()) return s.code();
-  proto_acquire_range(first, last - first + 1);
-  return LOOM_OK;
+  return on_range(ptr, len, "loom_acquire_range", proto_acquire_range);
 }
 
 }  // extern "C"
