@@ -89,7 +89,8 @@ void compute_layout() {
   m.copyset = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
   m.rings = align(m.copyset + rt.npages * 8, 64);
   m.small = align(m.rings + N * kRingWords * 8, 64);
-  m.size = align(m.small + kSmallMetaBytes, kPage);
+  m.ivl = align(m.small + kSmallMetaBytes, 64);
+  m.size = align(m.ivl + ivl_meta_bytes(rt.nranks), kPage);
 }
 
 // MPI libraries end the process inside MPI_Init when it fails (MPICH checks
@@ -170,12 +171,14 @@ Status init_local() {
     rt.rings.init(rt.nranks);
     rt.mig.init(rt.npages, rt.nranks, rt.cfg.migrate != 0 || rt.cfg.adapt != 0);  // the home's watch serves both
     rt.adapt.init(rt.npages, rt.cfg.unit_pages, rt.cfg.adapt != 0);
+    rt.ivl.init(rt.npages, rt.nranks, rt.cfg.exact != 0);
     rt.sync.init(rt.nranks, rt.cfg.locks);
     rt.small.init();
   } catch (const std::bad_alloc&) {
     rt.pages.clear();
     rt.mig.init(0, 0, false);
     rt.adapt.init(0, 0, false);
+    rt.ivl.init(0, 0, false);
     return fail(LOOM_ERR_NO_MEMORY,
                 "loom_init: the per-page tables of a %llu-byte global memory (%llu pages, %llu bytes per page on "
                 "every rank) do not fit in this process's memory; lower LOOM_MEM_SIZE or raise the memory limit",
@@ -234,11 +237,12 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   LOOM_TRY(agree_ok(configured, "loom_init: the configuration"));
   if (rt.nranks > kMaxRanks)
     return fail(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
-  uint64_t shape[7] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
-                       (uint64_t)rt.cfg.transport, (uint64_t)rt.cfg.protocol, (uint64_t)rt.cfg.migrate};
-  LOOM_TRY(agree(shape, 7,
+  uint64_t shape[8] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
+                       (uint64_t)rt.cfg.transport, (uint64_t)rt.cfg.protocol, (uint64_t)rt.cfg.migrate,
+                       (uint64_t)rt.cfg.exact};
+  LOOM_TRY(agree(shape, 8,
                  "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP, LOOM_TRANSPORT, LOOM_PROTOCOL, "
-                 "LOOM_MIGRATE)"));
+                 "LOOM_MIGRATE, LOOM_EXACT)"));
 
   // A restart: the checkpoint names the address and the size.
   rt.ckpt = CheckpointState{};
@@ -289,11 +293,14 @@ void lift_state() {
   rt.pages.twins = nullptr;
   rt.tp.finalize();
   rt.pages.clear();
+  rt.ivl.init(0, 0, false);
 }
 
 Status barrier() {
   double t0 = stat_now();
+  rt.ivl.in_barrier = true;  // no interval record: this barrier's acquire covers the interval
   proto_release();
+  rt.ivl.in_barrier = false;
   // The barrier also agrees whether any rank prefetches hot pages (bit 0)
   // and whether any wants to take homes or switch pages' protocols (bit 1).  For a prefetch every rank
   // waits in a second barrier until all have, so that the homes answer while
@@ -312,7 +319,7 @@ Status barrier() {
     notices_process();  // the moves and switches
     adapt_apply_own();
   }
-  proto_acquire(prefetch);
+  proto_acquire(prefetch, IvlAcquire::Barrier);
   if (prefetch) sync_barrier_raw();
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;
@@ -673,9 +680,9 @@ loom_status_t loom_lock(uint32_t id) {
   double t0 = stat_now();
   const bool turn = spawn_before_lock();
   proto_release();
-  sync_lock_raw(id);
+  const uint64_t from = sync_lock_raw(id);
   if (turn) spawn_turn_done();
-  proto_acquire();
+  proto_acquire(false, IvlAcquire::Lock, from);
   rt.sync.held[id] = 1;
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
@@ -698,13 +705,14 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
     return LOOM_OK;
   }
   double t0 = stat_now();
-  if (!sync_trylock_raw(id)) {
+  uint64_t from = 0;
+  if (!sync_trylock_raw(id, &from)) {
     rt.st.s.t_lock += stat_now() - t0;
     *acquired = 0;
     return LOOM_OK;
   }
   proto_release();
-  proto_acquire();
+  proto_acquire(false, IvlAcquire::Lock, from);
   rt.sync.held[id] = 1;
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
@@ -719,7 +727,7 @@ loom_status_t loom_unlock(uint32_t id) {
   if (!rt.sync.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
   double t0 = stat_now();
   proto_release();
-  sync_unlock_raw(id);
+  sync_unlock_raw(id, ivl_release_info());
   rt.sync.held[id] = 0;
   rt.st.s.unlocks++;
   rt.st.s.t_unlock += stat_now() - t0;

@@ -222,6 +222,12 @@ Status p_adapt(loom_config_t* c, const char* n, const char* v) {
 }
 void w_adapt(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->adapt); }
 
+Status p_exact(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->exact)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_exact(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->exact); }
+
 Status p_hang(loom_config_t* c, const char* n, const char* v) {
   unsigned long long x;
   if (!parse_uint(v, &x) || x > 1000000ull) return bad(n, v, "seconds from 0 (never) to 1000000");
@@ -250,6 +256,8 @@ const Setting kSettings[] = {
      "(once per page); auto: on, except with LOOM_CHECKPOINT_EVERY or LOOM_RESTART", p_migrate, w_migrate},
     {"LOOM_ADAPT", "0", "1: a lazy (hlrc) page that acquires keep dropping though it did not change turns eager "
      "(erc-invalidate) at the next barrier; 0: every page keeps its block's protocol", p_adapt, w_adapt},
+    {"LOOM_EXACT", "1", "1: a lock's acquire drops the copies of lazy (hlrc) pages written in the intervals it "
+     "acquires (records with vector timestamps); 0: the copies of every page another rank writes", p_exact, w_exact},
     {"LOOM_PREFETCH", "1", "at barriers, fetch the pages homed on other hosts that this rank read again after the "
      "last acquire dropped them (hot pages), while every rank waits, instead of faulting them in later", p_prefetch,
      w_prefetch},

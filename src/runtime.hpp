@@ -21,6 +21,7 @@
 #include "loom/loom.h"
 #include "protocol/erc.hpp"
 #include "protocol/adapt.hpp"
+#include "protocol/intervals.hpp"
 #include "protocol/migrate.hpp"
 #include "protocol/notices.hpp"
 #include "protocol/page_table.hpp"
@@ -49,6 +50,7 @@ struct MetaLayout {
   uint64_t copyset;    // eager protocols: per page, the ranks holding a copy (meaningful at the home)
   uint64_t rings;      // notice rings, one per writer rank: kRingWords words each
   uint64_t small;      // this rank's small-block chunks (small_alloc.hpp): frees counter, slots
+  uint64_t ivl;        // this rank's interval records (intervals.cpp)
   uint64_t size;
 };
 constexpr int kBarrierWords = 256;  // 64 dissemination, 64 pair, 64 clock ping, 2 clock pong
@@ -79,6 +81,7 @@ struct Runtime {
   NoticeRings rings;     // protocol/notices.cpp
   Migration mig;         // protocol/migrate.cpp
   Adaptation adapt;      // protocol/adapt.cpp
+  Intervals ivl;         // protocol/intervals.cpp
   SyncState sync;        // sync.cpp (and clock.cpp's sequence)
   Stats st;              // stats.hpp, bumped by every layer
   SmallHeap small;       // small_alloc.cpp (this rank's chunks)

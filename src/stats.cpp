@@ -60,7 +60,8 @@ size_t stats_json(const loom_stats_t& s, char* buf, size_t len) {
       "\"barriers\": %llu, \"locks\": %llu, \"unlocks\": %llu, \"atomics\": %llu, \"t_fault\": %.9f, "
       "\"t_barrier\": %.9f, \"t_lock\": %.9f, \"t_unlock\": %.9f, \"t_diff\": %.9f, \"t_poll\": %.9f, "
       "\"migrations\": %llu, \"notices\": %llu, \"updates\": %llu, \"t_update\": %.9f, \"prefetched\": %llu, "
-      "\"prefetch_used\": %llu, \"switched\": %llu, \"pages_lazy\": %llu, \"pages_eager\": %llu}",
+      "\"prefetch_used\": %llu, \"switched\": %llu, \"pages_lazy\": %llu, \"pages_eager\": %llu, "
+      "\"scoped_acquires\": %llu, \"scoped_fallbacks\": %llu}",
       rt.rank, rt.nranks, (unsigned long long)s.read_faults, (unsigned long long)s.write_faults,
       (unsigned long long)s.pages_fetched, (unsigned long long)s.bytes_fetched, (unsigned long long)s.twins,
       (unsigned long long)s.diffs, (unsigned long long)s.diff_bytes, (unsigned long long)s.invalidations,
@@ -68,7 +69,8 @@ size_t stats_json(const loom_stats_t& s, char* buf, size_t len) {
       (unsigned long long)s.atomics, s.t_fault, s.t_barrier, s.t_lock, s.t_unlock, s.t_diff, s.t_poll,
       (unsigned long long)s.migrations, (unsigned long long)s.notices, (unsigned long long)s.updates, s.t_update,
       (unsigned long long)s.prefetched, (unsigned long long)s.prefetch_used, (unsigned long long)s.switched,
-      (unsigned long long)s.pages_lazy, (unsigned long long)s.pages_eager);
+      (unsigned long long)s.pages_lazy, (unsigned long long)s.pages_eager, (unsigned long long)s.scoped_acquires,
+      (unsigned long long)s.scoped_fallbacks);
   return n < 0 ? 0 : (size_t)n;
 }
 
@@ -79,7 +81,8 @@ void stats_finalize_report() {
     std::fprintf(stderr,
                  "loom[%d] stats: faults read %llu write %llu | fetched %llu pages (%llu B) | twins %llu | "
                  "diffs %llu (%llu B) | invalidations %llu | notices %llu updates %llu | barriers %llu locks %llu "
-                 "atomics %llu migrations %llu | prefetched %llu used %llu | switched %llu, homes lazy %llu eager %llu\n"
+                 "atomics %llu migrations %llu | prefetched %llu used %llu | switched %llu, homes lazy %llu eager %llu | "
+                 "scoped acquires %llu fallbacks %llu\n"
                  "loom[%d] time (s): fault %.6f barrier %.6f lock %.6f unlock %.6f diff %.6f update %.6f poll %.6f\n",
                  rt.rank, (unsigned long long)s.read_faults, (unsigned long long)s.write_faults,
                  (unsigned long long)s.pages_fetched, (unsigned long long)s.bytes_fetched,
@@ -88,7 +91,8 @@ void stats_finalize_report() {
                  (unsigned long long)s.barriers, (unsigned long long)s.locks, (unsigned long long)s.atomics,
                  (unsigned long long)s.migrations, (unsigned long long)s.prefetched,
                  (unsigned long long)s.prefetch_used, (unsigned long long)s.switched, (unsigned long long)s.pages_lazy,
-                 (unsigned long long)s.pages_eager, rt.rank, s.t_fault, s.t_barrier, s.t_lock, s.t_unlock, s.t_diff,
+                 (unsigned long long)s.pages_eager, (unsigned long long)s.scoped_acquires,
+                 (unsigned long long)s.scoped_fallbacks, rt.rank, s.t_fault, s.t_barrier, s.t_lock, s.t_unlock, s.t_diff,
                  s.t_update, s.t_poll);
   }
   if (rt.cfg.stats_file[0]) {

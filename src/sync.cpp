@@ -13,7 +13,8 @@
 // two emulated hosts that made a barrier with nothing dirty cost 82-95 us
 // against MPI_Barrier's 18-20 us.
 //
-// Locks: MCS queue locks (FIFO, so fair).  The tail of lock l lives on rank
+// Locks: MCS queue locks (FIFO, so fair), which hand the next holder the
+// release it acquires from (intervals.hpp).  The tail of lock l lives on rank
 // l mod N; every rank has a queue node {next, locked} per lock in its own Meta
 // segment and spins only on its own node.  Queue entries are rank+1 (0 means
 // none).  These are the raw mechanisms; the memory actions (release before,
@@ -85,42 +86,60 @@ unsigned sync_barrier_or(unsigned mine) {
   return (unsigned)out;
 }
 
-void sync_lock_raw(uint32_t id) {
+// The tail word is (hand-over value << 8) | (last queued rank + 1): the
+// low byte 0 means free, and then the rest is what the last holder left.  A
+// waiter's `locked` word is 1 until its predecessor stores the hand-over
+// value << 1 there.
+uint64_t sync_lock_raw(uint32_t id) {
   Transport& tp = rt.tp;
   const uint64_t me = (uint64_t)rt.rank + 1;
   tp.store(rt.rank, Seg::Meta, next_off(id), 0);
   tp.store(rt.rank, Seg::Meta, locked_off(id), 1);
-  uint64_t pred = tp.swap(tail_rank(id), Seg::Meta, tail_off(id), me);
-  if (pred == 0) return;
+  const uint64_t old = tp.swap(tail_rank(id), Seg::Meta, tail_off(id), me);
+  const uint64_t pred = old & 0xff;
+  if (pred == 0) return old >> 8;
   tp.store((int)pred - 1, Seg::Meta, next_off(id), me);
   wait_site(id == rt.heap_lock ? "the heap lock (loom_alloc, loom_free)" : "loom_lock", id == rt.heap_lock ? -1 : id,
             (int)pred - 1);
-  spin_until([&] { return tp.load(rt.rank, Seg::Meta, locked_off(id)) == 0; });
+  uint64_t v = 1;
+  spin_until([&] { return (v = tp.load(rt.rank, Seg::Meta, locked_off(id))) != 1; });
+  return v >> 1;
 }
 
-// The lock if it is free: the queue is empty exactly when the tail is 0, so
-// one CAS of the tail from 0 to this rank either makes it the holder with
-// no predecessor (its node's next cleared first, for a successor to link
-// into) or changes nothing.  A failed attempt leaves no queue entry: only
-// this rank's own node, unused while it neither holds nor waits, was
-// written.
-bool sync_trylock_raw(uint32_t id) {
+// The lock if it is free: the queue is empty exactly when the tail's low
+// byte is 0, so one CAS of the tail from the value read to this rank either
+// makes it the holder with no predecessor (its node's next cleared first,
+// for a successor to link into) or changes nothing.  A failed attempt leaves
+// no queue entry: only this rank's own node, unused while it neither holds
+// nor waits, was written.
+bool sync_trylock_raw(uint32_t id, uint64_t* info) {
   Transport& tp = rt.tp;
   const uint64_t me = (uint64_t)rt.rank + 1;
   tp.store(rt.rank, Seg::Meta, next_off(id), 0);
-  return tp.cas(tail_rank(id), Seg::Meta, tail_off(id), 0, me) == 0;
+  uint64_t seen = 0;
+  for (int tries = 0; tries < 2; tries++) {  // the tail as last left, then as read
+    if (seen & 0xff) return false;
+    const uint64_t was = tp.cas(tail_rank(id), Seg::Meta, tail_off(id), seen, me);
+    if (was == seen) {
+      *info = seen >> 8;
+      return true;
+    }
+    seen = was;
+  }
+  return false;
 }
 
-void sync_unlock_raw(uint32_t id) {
+void sync_unlock_raw(uint32_t id, uint64_t info) {
   Transport& tp = rt.tp;
   const uint64_t me = (uint64_t)rt.rank + 1;
+  LOOM_ASSERT(info < 1ull << kIvlInfoBits);
   uint64_t next = tp.load(rt.rank, Seg::Meta, next_off(id));
   if (next == 0) {
-    if (tp.cas(tail_rank(id), Seg::Meta, tail_off(id), me, 0) == me) return;  // no successor
+    if (tp.cas(tail_rank(id), Seg::Meta, tail_off(id), me, info << 8) == me) return;  // no successor
     wait_site("loom_unlock (for the next rank in the lock's queue)", id);
     spin_until([&] { return (next = tp.load(rt.rank, Seg::Meta, next_off(id))) != 0; });
   }
-  tp.store((int)next - 1, Seg::Meta, locked_off(id), 0);
+  tp.store((int)next - 1, Seg::Meta, locked_off(id), info << 1);
 }
 
 void sync_group_arrive(const int* ranks, int n) {

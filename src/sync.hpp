@@ -32,11 +32,14 @@ void sync_barrier_raw();           // dissemination barrier, no memory actions
 // one MPI_Iallreduce when a peer is reached through MPI, else the
 // dissemination barrier carrying the bits (no extra round).
 unsigned sync_barrier_or(unsigned mine);
-void sync_lock_raw(uint32_t id);   // MCS queue lock, no memory actions
-// The lock if no rank holds or waits for it (one CAS of the queue's tail);
-// false, with nothing changed, otherwise.
-bool sync_trylock_raw(uint32_t id);
-void sync_unlock_raw(uint32_t id);
+// MCS queue lock, no memory actions.  Locks carry a hand-over value
+// (< 2^56, intervals.hpp) from each holder to the next: lock returns what
+// the last holder passed to unlock (0 if none).
+uint64_t sync_lock_raw(uint32_t id);
+// The lock if no rank holds or waits for it (at most two CASes of the
+// queue's tail); false, with nothing changed, otherwise.
+bool sync_trylock_raw(uint32_t id, uint64_t* info);
+void sync_unlock_raw(uint32_t id, uint64_t info = 0);
 // Group barrier in two phases (split-phase / fuzzy, and over any subset):
 // arrive signals every other member, wait waits for every other member's
 // signal.  Works for any subsets because each pair of ranks counts the group

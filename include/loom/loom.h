@@ -128,6 +128,7 @@ typedef struct loom_config {
   char checkpoint_dir[256];         /* where loom_checkpoint(NULL) and LOOM_CHECKPOINT_EVERY write (LOOM_CHECKPOINT_DIR) */
   int checkpoint_every;             /* checkpoint at every K-th loom_barrier; 0 never (LOOM_CHECKPOINT_EVERY) */
   int adapt;                        /* 1: a lazy page that acquires keep dropping for nothing turns eager (erc-invalidate); 0 (default): every page keeps its block's protocol (LOOM_ADAPT) */
+  int exact;                        /* 1 (default): a lock's acquire drops the lazy pages written in the intervals it acquires (vector timestamps); 0: every page another rank writes (LOOM_EXACT) */
 } loom_config_t;
 
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);
@@ -383,6 +384,8 @@ typedef struct loom_stats {
   uint64_t prefetch_used; /* of those, pages read before the next acquire */
   uint64_t switched;    /* pages this rank homes that turned from lazy to eager (LOOM_ADAPT) */
   uint64_t pages_lazy, pages_eager; /* pages this rank homes now, by protocol (filled by loom_stats_get and the reports) */
+  uint64_t scoped_acquires;  /* lock acquires that dropped only the pages written in the intervals they acquire (LOOM_EXACT) */
+  uint64_t scoped_fallbacks; /* of those, acquires that found a record gone and dropped every page others write */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 LOOM_API loom_status_t loom_stats_reset(void);

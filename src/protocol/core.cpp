@@ -431,9 +431,11 @@ void proto_release() {
   PageTable& pt = rt.pages;
   if (pt.dirty.empty() && !pt.release_work && rt.rings.update_runs.empty()) {
     rt.tp.flush();
+    ivl_record();
     return;
   }
   release_pages(pt.dirty);
+  ivl_record();
   check_invariants();
 }
 
@@ -455,17 +457,21 @@ void proto_release_range(uint64_t first, uint64_t n) {
   pt.dirty.resize(kept);
   if (mine.empty()) {
     rt.tp.flush();
+    ivl_record();
     return;
   }
   release_pages(mine);
+  ivl_record();
   check_invariants();
 }
 
-void proto_acquire(bool prefetch) {
+void proto_acquire(bool prefetch, IvlAcquire kind, uint64_t info) {
   intercept_check_pending();  // (loom_barrier_wait has no release of its own)
   rt.tp.sync_local();
   check_invariants();
+  ivl_begin_acquire(kind, info);
   acquire_copies(prefetch);
+  ivl_end_acquire();
   notices_process();
   check_invariants();
 }
@@ -473,6 +479,7 @@ void proto_acquire(bool prefetch) {
 void proto_acquire_range(uint64_t first, uint64_t n) {
   intercept_check_pending();
   rt.tp.sync_local();
+  ivl_partial_acquire();
   acquire_copies(false, first, first + n);
   notices_process();  // all of them: a notice is about one page, and acting on more is allowed
   check_invariants();
@@ -547,6 +554,7 @@ void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
     }
     migrate_forget(p);
     adapt_forget(p);
+    ivl_forget(p);
     proto_forget_hints(p);
     if (allocated) pt.flags[p] |= kAlloc | kSingle;
     else pt.flags[p] &= (uint8_t)~(kAlloc | kSingle);
@@ -568,6 +576,7 @@ void proto_forget_block(uint64_t first, uint64_t n) {
     pt.heap_checked[p] = ~0u;
     migrate_forget(p);
     adapt_forget(p);
+    ivl_forget(p);
     proto_forget_hints(p);
   }
   if (dirty)  // those writes have no block to go to
@@ -619,6 +628,7 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
     pt.flags[p] = (uint8_t)((pt.flags[p] & kListed) | (allocated ? kAlloc : 0));  // collective: not kSingle
     migrate_forget(p);
     adapt_forget(p);
+    ivl_forget(p);
     proto_forget_hints(p);
     pt.home[p] = (int16_t)h;
     pt.mode[p] = (uint8_t)protocol;

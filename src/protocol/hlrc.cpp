@@ -6,7 +6,9 @@
 //    writable: no twin, diff or fault in steady state.
 //  - Elsewhere, a write is twinned and its byte-exact diff put into the home
 //    at the release (the driver, core.cpp).
-//  - Acquire: drop every cached copy whose writer set names another rank.
+//  - Acquire of a lock (LOOM_EXACT=1, the default): drop the copies of the
+//    pages written in the intervals it acquires (intervals.hpp).
+//  - Any other acquire: drop every cached copy whose writer set names another rank.
 //    Writer sets are sticky classification (ArgoDSM's Pyxis idea reduced to
 //    writers): a home writes in place without faults, so there are no exact
 //    write notices for home pages; "another rank is a writer" is the
@@ -45,6 +47,13 @@ void stale(uint32_t p, AcquireVerdicts* out) {
 }
 
 void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
+  if (ivl_scoped()) {  // a lock's acquire: the pages its records name (intervals.hpp)
+    for (uint32_t p : cached) {
+      if (ivl_stale(p)) stale(p, out);
+      else out->keep.push_back(p);
+    }
+    return;
+  }
   static std::vector<uint32_t>& check = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   static std::vector<uint64_t>& writers = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   check.clear();
@@ -77,11 +86,12 @@ void refreshed(uint64_t p, bool by_notice) {
   if (by_notice) rt.pages.flags[p] |= kInstalled;
 }
 
-void before_fetch(int, uint64_t, uint64_t) {}
-void home_write(uint64_t) {}
-void release(const std::vector<uint32_t>&) {}  // the writer sets tell the readers
+void before_fetch(int h, uint64_t first, uint64_t n) { ivl_before_fetch(h, first, n); }
+void home_write(uint64_t p) { ivl_home_write(p); }
+// The writer sets tell the readers at barriers; the records, at locks.
+void release(const std::vector<uint32_t>& written) { ivl_written(written); }
 void home_notice(uint64_t, NoticeKind) {}
-void after_atomic(uint64_t) {}  // the writer set makes every holder drop the page
+void after_atomic(uint64_t p) { ivl_atomic(p); }  // and the writer set
 void forget_range(uint64_t, uint64_t) {}  // the directory entries are reset by the driver
 void check_page(uint64_t) {}
 

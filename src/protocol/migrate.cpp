@@ -110,7 +110,10 @@ void migrate_window() {
     tp.get(from[i], Seg::Data, (uint64_t)taken[i] * kPage, slot(taken[i]), (j - i) * kPage);
     i = j;
   }
-  for (uint32_t p : taken) pt.home[p] = (int16_t)rt.rank;
+  for (uint32_t p : taken) {
+    pt.home[p] = (int16_t)rt.rank;
+    ivl_moved_in(p);  // every other rank may hold a copy: this rank's writes are named in its records
+  }
   rt.st.s.migrations += taken.size();
   for (int r = 0; r < rt.nranks; r++)
     if (r != rt.rank) for_runs(taken, [r](uint64_t first, uint64_t n) { notice_queue_place(r, first, kPlaceMoved, n); });

@@ -44,7 +44,9 @@ void proto_release();  // this rank's writes reach their homes; holders are told
 // barrier whose ranks agreed to it, and that holds them in a second barrier
 // until every rank has prefetched) hot pages are fetched again at once
 // instead of dropped.
-void proto_acquire(bool prefetch = false);
+// `kind` says what the acquire acquires from (intervals.hpp): a lock's
+// hand-over value `info`, a full barrier, or everyone.
+void proto_acquire(bool prefetch = false, IvlAcquire kind = IvlAcquire::All, uint64_t info = 0);
 // The acquire and the release restricted to pages [first, first+n)
 // (loom_acquire_range, loom_release_range): copies of other pages are kept,
 // other dirty pages stay dirty.

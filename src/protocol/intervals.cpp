@@ -1,0 +1,305 @@
+// Exact lock-scoped invalidation (intervals.hpp has the design).
+//
+// A rank's ring, in its Meta at rt.meta.ivl: word 0 the newest record's tag,
+// word 1 the run entries written so far (raised before they are written),
+// then kIvlRecords slots of 4 + N words {tag, first run, end run, newest
+// partial record, vector timestamp[N]}, then kIvlRuns run entries
+// (first page << 24 | pages).  A tag is epoch << 32 | count; a slot is
+// zeroed before it is rewritten, and a reader checks the tag before and
+// after reading, so a torn or overwritten record is seen and not used.
+#include "protocol/intervals.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "protocol/protocol.hpp"
+#include "vm.hpp"
+
+namespace loom {
+namespace {
+
+uint64_t slot_words() { return 4 + (uint64_t)rt.nranks; }
+uint64_t slot_off(uint64_t count) { return rt.meta.ivl + (8 + (count % kIvlRecords) * slot_words()) * 8; }
+uint64_t runs_off() { return rt.meta.ivl + (8 + kIvlRecords * slot_words()) * 8; }
+uint64_t tag_of(uint32_t epoch, uint32_t count) { return (uint64_t)epoch << 32 | count; }
+uint64_t cs_off(uint64_t p) { return rt.meta.copyset + p * 8; }
+
+void mark(uint64_t first, uint64_t n) {
+  Intervals& v = rt.ivl;
+  for (uint64_t p = first; p < first + n && p < rt.npages; p++) {
+    if (v.state[p] & kIvlStale) continue;
+    v.state[p] |= kIvlStale;
+    v.marked.push_back((uint32_t)p);
+  }
+}
+
+void clear_marks() {
+  Intervals& v = rt.ivl;
+  for (uint32_t p : v.marked) v.state[p] &= (uint8_t)~kIvlStale;
+  v.marked.clear();
+}
+
+// Acquire from everyone: the writer-set rule (hlrc.cpp), after learning
+// every rank's newest record, all of which that rule covers (a rank is in a
+// page's writer set from its first write on, before any record names it).
+void acquire_all() {
+  Intervals& v = rt.ivl;
+  clear_marks();
+  v.scoped = false;
+  static std::vector<uint64_t>& heads = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  heads.resize(rt.nranks);
+  rt.tp.load_many(
+      (size_t)rt.nranks, [](size_t i, int* r, uint64_t* off) {
+        *r = (int)i;
+        *off = rt.meta.ivl;
+      },
+      heads.data());
+  for (int m = 0; m < rt.nranks; m++) {
+    if (m == rt.rank || heads[m] >> 32 != v.epoch) continue;
+    const uint32_t c = (uint32_t)heads[m];
+    if (c > v.known[m]) {
+      v.known[m] = c;
+      v.known_grew = true;
+    }
+  }
+}
+
+// The pages of rank m's records a..b (this epoch) into the marks; false if
+// any of them is gone or was acquired only in part.
+bool read_records(int m, uint32_t a, uint32_t b) {
+  Intervals& v = rt.ivl;
+  Transport& tp = rt.tp;
+  if (b - a >= kIvlRecords) return false;
+  uint64_t first[4], last[4];
+  tp.get(m, Seg::Meta, slot_off(a), first, sizeof first);
+  tp.get(m, Seg::Meta, slot_off(b), last, sizeof last);
+  if (first[0] != tag_of(v.epoch, a) || last[0] != tag_of(v.epoch, b)) return false;
+  if (last[3] >= a) return false;  // a partial acquire, or a record too large, in a..b
+  const uint64_t lo = first[1], hi = last[2];
+  if (hi < lo || hi - lo > kIvlRuns) return false;
+  v.buf.resize(hi - lo);
+  const uint64_t at = lo % kIvlRuns, n1 = std::min(hi - lo, kIvlRuns - at);
+  if (n1) tp.get(m, Seg::Meta, runs_off() + at * 8, v.buf.data(), n1 * 8);
+  if (n1 < hi - lo) tp.get(m, Seg::Meta, runs_off(), v.buf.data() + n1, (hi - lo - n1) * 8);
+  // Still there?  The writer raises word 1 before it overwrites entries,
+  // and zeroes a slot before it rewrites it.
+  if (tp.load(m, Seg::Meta, rt.meta.ivl + 8) - lo > kIvlRuns) return false;
+  if (tp.load(m, Seg::Meta, slot_off(a)) != tag_of(v.epoch, a)) return false;
+  for (uint64_t e : v.buf) mark(e >> 24, e & 0xffffff);
+  return true;
+}
+
+// Acquire from record c of rank j: false if it cannot be done exactly.
+bool acquire_from(int j, uint32_t c) {
+  Intervals& v = rt.ivl;
+  const uint64_t S = slot_words();
+  v.buf.resize(S);
+  rt.tp.get(j, Seg::Meta, slot_off(c), v.buf.data(), S * 8);
+  if (v.buf[0] != tag_of(v.epoch, c)) return false;
+  static std::vector<uint32_t>& vc = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
+  vc.resize(rt.nranks);
+  for (int m = 0; m < rt.nranks; m++) vc[m] = (uint32_t)v.buf[4 + m];
+  if (rt.tp.load(j, Seg::Meta, slot_off(c)) != tag_of(v.epoch, c)) return false;
+  for (int m = 0; m < rt.nranks; m++) {
+    if (m == rt.rank || vc[m] <= v.known[m]) continue;
+    if (!read_records(m, v.known[m] + 1, vc[m])) return false;
+  }
+  for (int m = 0; m < rt.nranks; m++)
+    if (m != rt.rank && vc[m] > v.known[m]) {
+      v.known[m] = vc[m];
+      v.known_grew = true;
+    }
+  return true;
+}
+
+// Home pages written in place since the last record that another rank may
+// hold go into this record and back to read-only.
+void collect_home_writes() {
+  Intervals& v = rt.ivl;
+  PageTable& pt = rt.pages;
+  if (v.home_rw.empty()) return;
+  // The fetcher ORs its bit, then reads the page; this rank wrote the page,
+  // then reads the bit: with a full fence on both sides one sees the other.
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  static std::vector<uint32_t>& trap = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
+  trap.clear();
+  size_t kept = 0;
+  for (uint32_t p : v.home_rw) {
+    if (pt.home[p] != rt.rank || pt.mode[p] != LOOM_PROTOCOL_HLRC || pt.state[p] != kRW) v.state[p] &= (uint8_t)~kIvlHomeRw;
+    else v.home_rw[kept++] = p;
+  }
+  v.home_rw.resize(kept);
+  if (kept == 0) return;
+  static std::vector<uint64_t>& sets = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  sets.resize(kept);
+  rt.tp.load_many(
+      kept, [](size_t i, int* r, uint64_t* off) {
+        *r = rt.rank;
+        *off = cs_off(rt.ivl.home_rw[i]);
+      },
+      sets.data());
+  kept = 0;
+  for (size_t i = 0; i < v.home_rw.size(); i++) {
+    const uint32_t p = v.home_rw[i];
+    if (sets[i] & ~my_bit()) {
+      v.state[p] &= (uint8_t)~kIvlHomeRw;
+      trap.push_back(p);
+    } else {
+      v.home_rw[kept++] = p;
+    }
+  }
+  v.home_rw.resize(kept);
+  if (trap.empty()) return;
+  std::sort(trap.begin(), trap.end());
+  for_runs(trap, [&](uint64_t first, uint64_t n) {
+    vm_protect(first, n, kRO);
+    std::memset(&pt.state[first], kRO, n);
+  });
+  v.pending.insert(v.pending.end(), trap.begin(), trap.end());
+}
+
+}  // namespace
+
+uint64_t ivl_meta_bytes(int nranks) { return (8 + kIvlRecords * (4 + (uint64_t)nranks) + kIvlRuns) * 8; }
+
+void ivl_before_fetch(int h, uint64_t first, uint64_t n) {
+  Intervals& v = rt.ivl;
+  if (!v.on || h == rt.rank) return;
+  bool all = true;
+  for (uint64_t q = first; q < first + n; q++) all &= (v.state[q] & kIvlFlagged) != 0;
+  if (all) return;
+  // Complete at the home before the get (or_range returns the old words).
+  static uint64_t old[1024];  // n <= LOOM_UNIT_PAGES <= 1024; a fault must not allocate
+  LOOM_ASSERT(n <= 1024);
+  rt.tp.or_range(h, Seg::Meta, cs_off(first), n, my_bit(), old);
+  for (uint64_t q = first; q < first + n; q++) v.state[q] |= kIvlFlagged;
+}
+
+void ivl_home_write(uint64_t p) {
+  Intervals& v = rt.ivl;
+  if (!v.on || (v.state[p] & kIvlHomeRw)) return;
+  v.state[p] |= kIvlHomeRw;
+  v.home_rw.push_back((uint32_t)p);
+}
+
+void ivl_written(const std::vector<uint32_t>& pages) {
+  if (rt.ivl.on) rt.ivl.pending.insert(rt.ivl.pending.end(), pages.begin(), pages.end());
+}
+
+void ivl_atomic(uint64_t p) {
+  if (rt.ivl.on) rt.ivl.pending.push_back((uint32_t)p);
+}
+
+bool ivl_scoped() { return rt.ivl.scoped; }
+bool ivl_stale(uint64_t p) { return (rt.ivl.state[p] & kIvlStale) != 0; }
+
+void ivl_record() {
+  Intervals& v = rt.ivl;
+  if (!v.on) return;
+  if (v.in_barrier) {  // the barrier's acquire covers this interval
+    v.pending.clear();
+    return;
+  }
+  collect_home_writes();
+  if (v.pending.empty() && !v.known_grew && !v.partial) return;
+  std::vector<uint32_t>& pg = v.pending;
+  std::sort(pg.begin(), pg.end());
+  pg.erase(std::unique(pg.begin(), pg.end()), pg.end());
+  static std::vector<uint64_t>& runs = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  runs.clear();
+  for_runs(pg, [](uint64_t first, uint64_t n) {
+    for (; n;) {
+      const uint64_t k = std::min<uint64_t>(n, 0xffffff);
+      runs.push_back(first << 24 | k);
+      first += k;
+      n -= k;
+    }
+  });
+  pg.clear();
+  const uint32_t c = ++v.count;
+  v.known[rt.rank] = c;
+  if (v.partial || runs.size() > kIvlRuns) {
+    v.last_partial = c;  // acquiring through this record falls back to the writer-set rule
+    runs.clear();
+  }
+  // Through the transport, as other ranks read it (on MPI, this rank's own
+  // words too: the atomicity rule).
+  Transport& tp = rt.tp;
+  tp.store(rt.rank, Seg::Meta, slot_off(c), 0);
+  const uint64_t lo = v.runs_written, hi = lo + runs.size();
+  v.runs_written = hi;
+  if (hi != lo) {
+    tp.store(rt.rank, Seg::Meta, rt.meta.ivl + 8, hi);  // before the entries are overwritten
+    const uint64_t at = lo % kIvlRuns, n1 = std::min<uint64_t>(runs.size(), kIvlRuns - at);
+    tp.put(rt.rank, Seg::Meta, runs_off() + at * 8, runs.data(), n1 * 8);
+    if (n1 < runs.size()) tp.put(rt.rank, Seg::Meta, runs_off(), runs.data() + n1, (runs.size() - n1) * 8);
+  }
+  static std::vector<uint64_t>& body = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  body.assign({lo, hi, v.last_partial});
+  body.insert(body.end(), v.known.begin(), v.known.end());
+  tp.put(rt.rank, Seg::Meta, slot_off(c) + 8, body.data(), body.size() * 8);
+  tp.flush();
+  tp.store(rt.rank, Seg::Meta, slot_off(c), tag_of(v.epoch, c));
+  tp.store(rt.rank, Seg::Meta, rt.meta.ivl, tag_of(v.epoch, c));
+  v.known_grew = v.partial = false;
+}
+
+uint64_t ivl_release_info() {
+  const Intervals& v = rt.ivl;
+  if (!v.on || v.count == 0) return 0;
+  return (uint64_t)(v.epoch & 0xffff) << 40 | (uint64_t)(rt.rank + 1) << 32 | v.count;
+}
+
+void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
+  Intervals& v = rt.ivl;
+  if (!v.on) return;
+  clear_marks();
+  v.scoped = false;
+  if (kind == IvlAcquire::Barrier) {
+    // A new epoch: every record so far is covered by this acquire.
+    v.epoch++;
+    v.count = v.last_partial = 0;
+    std::fill(v.known.begin(), v.known.end(), 0);
+    v.known_grew = v.partial = false;
+    v.pending.clear();
+    rt.tp.store(rt.rank, Seg::Meta, rt.meta.ivl, tag_of(v.epoch, 0));
+    return;
+  }
+  if (kind == IvlAcquire::All) {
+    acquire_all();
+    return;
+  }
+  rt.st.s.scoped_acquires++;
+  v.scoped = true;
+  const int j = (int)((info >> 32) & 0xff) - 1;
+  const uint32_t c = (uint32_t)info;
+  if (info == 0 || j < 0 || j == rt.rank || ((info >> 40) & 0xffff) != (v.epoch & 0xffff) || c <= v.known[j])
+    return;  // nothing this rank has not acquired (a release before the last barrier included)
+  if (j >= rt.nranks || !acquire_from(j, c)) {
+    rt.st.s.scoped_fallbacks++;
+    acquire_all();
+  }
+}
+
+void ivl_end_acquire() {
+  Intervals& v = rt.ivl;
+  if (!v.on) return;
+  clear_marks();
+  v.scoped = false;
+}
+
+void ivl_partial_acquire() {
+  if (rt.ivl.on) rt.ivl.partial = true;
+}
+
+void ivl_forget(uint64_t p) {
+  if (rt.ivl.on) rt.ivl.state[p] &= (uint8_t)~kIvlFlagged;
+}
+
+void ivl_moved_in(uint64_t p) {
+  if (!rt.ivl.on) return;
+  const uint64_t everyone = rt.nranks >= 64 ? ~0ull : (1ull << rt.nranks) - 1;
+  rt.tp.fetch_or(rt.rank, Seg::Meta, cs_off(p), everyone & ~my_bit());
+}
+
+}  // namespace loom

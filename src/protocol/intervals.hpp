@@ -1,0 +1,120 @@
+// Exact lock-scoped invalidation for lazy (hlrc) pages (LOOM_EXACT=1, the
+// default): an acquire of a lock drops only the copies of pages written in
+// the intervals that happened before it and that this rank has not seen yet,
+// as lazy release consistency defines them (TreadMarks' intervals, write
+// notices and vector timestamps), instead of every page any other rank ever
+// wrote.  One-sided: no handler runs on another rank.
+//
+//  - Intervals.  Every release that is not a full barrier's ends an interval
+//    of this rank if it wrote something or learnt of others' intervals since
+//    its last one: a *record* {its number in this barrier epoch, the pages
+//    written (runs), the rank's vector timestamp} goes into a ring in the
+//    rank's own Meta, where other ranks read it.  A full barrier starts a new
+//    epoch (counts back to 0); its acquire keeps HLRC's writer-set rule
+//    (every copy of a page another rank writes), which covers everything
+//    before it, so records never outlive an epoch and memory is bounded.
+//  - Locks hand over (epoch, rank, interval) of the last release: in the
+//    MCS tail word when the lock is free, in the queue node when it is passed
+//    to a waiter (sync.cpp).  The acquirer reads that record's vector
+//    timestamp, and from every rank whose intervals it has not seen the
+//    records in between, and drops the pages they name; its own vector
+//    timestamp takes the maximum, so knowledge is transitive through chains
+//    of locks.
+//  - Home pages are written in place, without faults.  A rank fetching an
+//    hlrc page from its home first sets its bit in the page's copy-set word
+//    at the home (once per page and home, ever: sticky); every release
+//    ending an interval looks at the home pages it writes in place, and those
+//    another rank may hold are named in the record and go back to read-only,
+//    so that the next write faults and is named in the next record.  The
+//    fetcher's atomic OR comes before its get, the home's write before its
+//    look at the word (a full fence): one of the two sees the other, so a
+//    stale copy is always named.  Pages nobody else ever fetched are written
+//    without a fault, as before.
+//  - Atomics name their page in the next record; a loom_acquire, an ordered
+//    atomic's acquire or a group barrier acquires from everyone: the
+//    writer-set rule, after reading every rank's newest interval.  A
+//    loom_acquire_range acquires only part: the next record says so, and a
+//    rank acquiring through it falls back to the writer-set rule.
+//  - Whenever a record is missing (the ring wrapped, a record too large, an
+//    epoch passed), the acquire falls back to the writer-set rule: never
+//    less than correct.
+// Thread safety: the application thread only.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace loom {
+
+// Lock hand-over value: (epoch & 0xffff) << 40 | (rank + 1) << 32 | count
+// (a record of `rank`); 0: no release to acquire from.  Fits in 56 bits.
+constexpr uint64_t kIvlInfoBits = 56;
+
+// Records per rank in its ring, and page-run entries.
+constexpr uint64_t kIvlRecords = 256;
+constexpr uint64_t kIvlRuns = 32768;
+
+enum IvlFlag : uint8_t {
+  kIvlFlagged = 1,  // this rank's bit is in the copy-set word at the page's home
+  kIvlHomeRw = 2,   // on home_rw
+  kIvlStale = 4,    // named by a record the acquire under way acquires
+};
+
+enum class IvlAcquire : uint8_t { All, Lock, Barrier };
+
+struct Intervals {
+  bool on = false;
+  uint32_t epoch = 0;                // full barriers passed
+  uint32_t count = 0;                // this rank's records in this epoch
+  std::vector<uint32_t> known;       // per rank: its records (this epoch) this rank has acquired
+  bool known_grew = false;           // since this rank's last record
+  bool partial = false;              // a loom_acquire_range since this rank's last record
+  bool in_barrier = false;           // the release of a full barrier: no record
+  bool scoped = false;               // the acquire under way drops only kIvlStale pages
+  uint32_t last_partial = 0;         // the newest record made after a partial acquire (or too large)
+  uint64_t runs_written = 0;         // run entries this rank wrote into its ring, ever
+  std::vector<uint8_t> state;        // per page: IvlFlag bits
+  std::vector<uint32_t> pending;     // pages for the next record
+  std::vector<uint32_t> home_rw;     // hlrc home pages this rank writes in place
+  std::vector<uint32_t> marked;      // pages with kIvlStale
+  std::vector<uint64_t> buf;         // records and runs read from other ranks
+
+  void init(uint64_t npages, int nranks, bool enable) {
+    on = enable;
+    epoch = count = last_partial = 0;
+    runs_written = 0;
+    known.assign(nranks, 0);
+    known_grew = partial = in_barrier = scoped = false;
+    state.assign(enable ? npages : 0, 0);
+    pending.clear();
+    home_rw.clear();
+    marked.clear();
+  }
+};
+
+// Meta bytes of one rank's record ring (api.cpp's layout).
+uint64_t ivl_meta_bytes(int nranks);
+
+// ---- from the hlrc protocol ----
+void ivl_before_fetch(int home, uint64_t first, uint64_t n);  // join the copy-sets
+void ivl_home_write(uint64_t page);                           // written in place
+void ivl_written(const std::vector<uint32_t>& pages);         // diffs complete at the homes
+void ivl_atomic(uint64_t page);
+bool ivl_scoped();                                            // the acquire under way is exact
+bool ivl_stale(uint64_t page);                                // ... and names this page
+
+// ---- from the driver and the API ----
+// End of a release: the record, if this interval has one.
+void ivl_record();
+// The hand-over value for a lock this rank releases now.
+uint64_t ivl_release_info();
+// Before proto_acquire: what it acquires from.  Lock: the value the lock
+// handed over.
+void ivl_begin_acquire(IvlAcquire kind, uint64_t info = 0);
+void ivl_end_acquire();    // after it
+void ivl_partial_acquire();  // loom_acquire_range
+// The page starts a new life (this rank's facts about it are forgotten).
+void ivl_forget(uint64_t page);
+// This rank became the page's home (migration): every other rank may hold it.
+void ivl_moved_in(uint64_t page);
+
+}  // namespace loom
