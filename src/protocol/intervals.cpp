@@ -169,9 +169,12 @@ void ivl_before_fetch(int h, uint64_t first, uint64_t n) {
   for (uint64_t q = first; q < first + n; q++) all &= (v.state[q] & kIvlFlagged) != 0;
   if (all) return;
   // Complete at the home before the get (or_range returns the old words).
-  static uint64_t old[1024];  // n <= LOOM_UNIT_PAGES <= 1024; a fault must not allocate
-  LOOM_ASSERT(n <= 1024);
-  rt.tp.or_range(h, Seg::Meta, cs_off(first), n, my_bit(), old);
+  // A fault's window is at most 1024 pages; a refresh may be longer.
+  static uint64_t old[1024];  // a fault must not allocate
+  for (uint64_t at = first; at < first + n; at += 1024) {
+    const uint64_t k = std::min<uint64_t>(1024, first + n - at);
+    rt.tp.or_range(h, Seg::Meta, cs_off(at), k, my_bit(), old);
+  }
   for (uint64_t q = first; q < first + n; q++) v.state[q] |= kIvlFlagged;
 }
 
