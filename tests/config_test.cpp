@@ -108,6 +108,7 @@ const Case kCases[] = {
     {"LOOM_MIGRATE", "1", [](const loom_config_t& c) { return c.migrate == 1; }, {"2", "sometimes", ""}},
     {"LOOM_MIGRATE", "0", [](const loom_config_t& c) { return c.migrate == 0; }, {"-1", "automatic"}},
     {"LOOM_ADAPT", "1", [](const loom_config_t& c) { return c.adapt == 1; }, {"2", "adaptive", ""}},
+    {"LOOM_EXACT", "0", [](const loom_config_t& c) { return c.exact == 0; }, {"2", "exact", ""}},
     {"LOOM_PREFETCH", "0", [](const loom_config_t& c) { return c.prefetch == 0; }, {"2", "often", ""}},
     {"LOOM_PROTOCOL", "erc-update", [](const loom_config_t& c) { return c.protocol == LOOM_PROTOCOL_ERC_UPDATE; },
      {"update", "", "2", "erc"}},
@@ -248,6 +249,7 @@ void test_print() {
   CHECK(config_parse_one(&c, "LOOM_MIGRATE", "1").is_ok());
   CHECK(config_parse_one(&c, "LOOM_PREFETCH", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_ADAPT", "1").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_EXACT", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_PROTOCOL", "ERC-Invalidate").is_ok());
   CHECK(config_parse_one(&c, "LOOM_HANG_TIMEOUT", "45").is_ok());
   CHECK(config_parse_one(&c, "LOOM_CHECKPOINT_DIR", "/tmp/ckd").is_ok());
@@ -262,7 +264,7 @@ void test_print() {
                         "LOOM_LOCAL_MAP=0", "LOOM_PROGRESS=1", "LOOM_STATS=1", "LOOM_STATS_FILE=/tmp/s_%r.json",
                         "LOOM_BASE=0x300000000000", "LOOM_SPIN=4321", "LOOM_LOG_ERRORS=0",
                         "LOOM_CLOCK_SKEW_NS=1234", "LOOM_PRINT_CONFIG=1",
-                        "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_ADAPT=1", "LOOM_PROTOCOL=erc-invalidate",
+                        "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_ADAPT=1", "LOOM_EXACT=0", "LOOM_PROTOCOL=erc-invalidate",
                         "LOOM_HANG_TIMEOUT=45", "LOOM_CHECKPOINT_DIR=/tmp/ckd", "LOOM_CHECKPOINT_EVERY=7",
                         "LOOM_RESTART=/tmp/rsd"};
   for (const char* w : want) {
@@ -287,6 +289,7 @@ void test_print() {
   CHECK(std::strstr(dbuf, "LOOM_PROGRESS=auto") != nullptr);
   CHECK(std::strstr(dbuf, "LOOM_MIGRATE=auto") != nullptr);
   CHECK(std::strstr(dbuf, "LOOM_ADAPT=0") != nullptr);
+  CHECK(std::strstr(dbuf, "LOOM_EXACT=1") != nullptr);
 
   // A small buffer: the full length is returned, nothing written past it.
   char small[40 + 8];
@@ -303,7 +306,7 @@ void test_from_env() {
   const char* names[] = {"LOOM_MEM_SIZE", "LOOM_UNIT_PAGES", "LOOM_HOME", "LOOM_LOCKS", "LOOM_LOCAL_MAP",
                          "LOOM_PROGRESS", "LOOM_STATS", "LOOM_STATS_FILE", "LOOM_BASE", "LOOM_SPIN",
                          "LOOM_LOG_ERRORS", "LOOM_PRINT_CONFIG", "LOOM_CLOCK_SKEW_NS",
-                         "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_ADAPT", "LOOM_PREFETCH", "LOOM_PROTOCOL", "LOOM_HANG_TIMEOUT",
+                         "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_ADAPT", "LOOM_EXACT", "LOOM_PREFETCH", "LOOM_PROTOCOL", "LOOM_HANG_TIMEOUT",
                          "LOOM_CHECKPOINT_DIR", "LOOM_CHECKPOINT_EVERY", "LOOM_RESTART"};
   for (const char* n : names) unsetenv(n);
 

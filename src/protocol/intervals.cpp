@@ -2,11 +2,14 @@
 //
 // A rank's ring, in its Meta at rt.meta.ivl: word 0 the newest record's tag,
 // word 1 the run entries written so far (raised before they are written),
-// then kIvlRecords slots of 4 + N words {tag, first run, end run, newest
-// partial record, vector timestamp[N]}, then kIvlRuns run entries
-// (first page << 24 | pages).  A tag is epoch << 32 | count; a slot is
-// zeroed before it is rewritten, and a reader checks the tag before and
-// after reading, so a torn or overwritten record is seen and not used.
+// then kIvlRecords slots of {tag, first run, end run, newest partial record,
+// inline runs, vector timestamp[N], kIvlInline runs}, then kIvlRuns run
+// entries (first page << 24 | pages) for records with more runs than fit in
+// their slot.  A tag is epoch << 32 | count; a slot is zeroed before it is
+// rewritten, and a reader checks the oldest tag it read once more after
+// reading, so a torn or overwritten record is seen and not used.  Reading
+// one record of a rank with a few runs, the common case at a lock, is one
+// get and one load.
 #include "protocol/intervals.hpp"
 
 #include <algorithm>
@@ -18,7 +21,9 @@
 namespace loom {
 namespace {
 
-uint64_t slot_words() { return 4 + (uint64_t)rt.nranks; }
+constexpr uint64_t kIvlInline = 6;  // runs kept in the slot itself
+constexpr uint64_t kHead = 5;       // words before the vector timestamp
+uint64_t slot_words() { return kHead + (uint64_t)rt.nranks + kIvlInline; }
 uint64_t slot_off(uint64_t count) { return rt.meta.ivl + (8 + (count % kIvlRecords) * slot_words()) * 8; }
 uint64_t runs_off() { return rt.meta.ivl + (8 + kIvlRecords * slot_words()) * 8; }
 uint64_t tag_of(uint32_t epoch, uint32_t count) { return (uint64_t)epoch << 32 | count; }
@@ -64,51 +69,59 @@ void acquire_all() {
   }
 }
 
-// The pages of rank m's records a..b (this epoch) into the marks; false if
-// any of them is gone or was acquired only in part.
-bool read_records(int m, uint32_t a, uint32_t b) {
+// The pages of rank m's records a..b (this epoch) into the marks, and the
+// vector timestamp of record b into *vc; false if any of them is gone or was
+// made after a partial acquire.
+bool read_records(int m, uint32_t a, uint32_t b, std::vector<uint32_t>* vc) {
   Intervals& v = rt.ivl;
   Transport& tp = rt.tp;
-  if (b - a >= kIvlRecords) return false;
-  uint64_t first[4], last[4];
-  tp.get(m, Seg::Meta, slot_off(a), first, sizeof first);
-  tp.get(m, Seg::Meta, slot_off(b), last, sizeof last);
-  if (first[0] != tag_of(v.epoch, a) || last[0] != tag_of(v.epoch, b)) return false;
+  if (a > b || b - a >= kIvlRecords) return false;
+  const uint64_t S = slot_words(), count = (uint64_t)b - a + 1, at = a % kIvlRecords;
+  const uint64_t n1 = std::min<uint64_t>(count, kIvlRecords - at);
+  static std::vector<uint64_t>& slots = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  slots.resize(count * S);
+  tp.get(m, Seg::Meta, slot_off(a), slots.data(), n1 * S * 8);
+  if (n1 < count) tp.get(m, Seg::Meta, slot_off(0), slots.data() + n1 * S, (count - n1) * S * 8);
+  for (uint64_t i = 0; i < count; i++)
+    if (slots[i * S] != tag_of(v.epoch, a + (uint32_t)i)) return false;
+  const uint64_t* last = &slots[(count - 1) * S];
   if (last[3] >= a) return false;  // a partial acquire, or a record too large, in a..b
-  const uint64_t lo = first[1], hi = last[2];
+  const uint64_t lo = slots[1], hi = last[2];
   if (hi < lo || hi - lo > kIvlRuns) return false;
   v.buf.resize(hi - lo);
-  const uint64_t at = lo % kIvlRuns, n1 = std::min(hi - lo, kIvlRuns - at);
-  if (n1) tp.get(m, Seg::Meta, runs_off() + at * 8, v.buf.data(), n1 * 8);
-  if (n1 < hi - lo) tp.get(m, Seg::Meta, runs_off(), v.buf.data() + n1, (hi - lo - n1) * 8);
-  // Still there?  The writer raises word 1 before it overwrites entries,
-  // and zeroes a slot before it rewrites it.
-  if (tp.load(m, Seg::Meta, rt.meta.ivl + 8) - lo > kIvlRuns) return false;
+  if (hi > lo) {
+    const uint64_t r = lo % kIvlRuns, k1 = std::min(hi - lo, kIvlRuns - r);
+    tp.get(m, Seg::Meta, runs_off() + r * 8, v.buf.data(), k1 * 8);
+    if (k1 < hi - lo) tp.get(m, Seg::Meta, runs_off(), v.buf.data() + k1, (hi - lo - k1) * 8);
+    // The writer raises word 1 before it overwrites entries.
+    if (tp.load(m, Seg::Meta, rt.meta.ivl + 8) - lo > kIvlRuns) return false;
+  }
+  // The oldest slot read is the first a writer would rewrite.
   if (tp.load(m, Seg::Meta, slot_off(a)) != tag_of(v.epoch, a)) return false;
+  for (uint64_t i = 0; i < count; i++) {
+    const uint64_t* s = &slots[i * S];
+    for (uint64_t k = 0; k < s[4]; k++) mark(s[kHead + rt.nranks + k] >> 24, s[kHead + rt.nranks + k] & 0xffffff);
+  }
   for (uint64_t e : v.buf) mark(e >> 24, e & 0xffffff);
+  if (vc)
+    for (int q = 0; q < rt.nranks; q++) (*vc)[q] = (uint32_t)last[kHead + q];
   return true;
 }
 
-// Acquire from record c of rank j: false if it cannot be done exactly.
+// Acquire from record c of rank j (c > what this rank knows of j): false
+// if it cannot be done exactly.
 bool acquire_from(int j, uint32_t c) {
   Intervals& v = rt.ivl;
-  const uint64_t S = slot_words();
-  v.buf.resize(S);
-  rt.tp.get(j, Seg::Meta, slot_off(c), v.buf.data(), S * 8);
-  if (v.buf[0] != tag_of(v.epoch, c)) return false;
   static std::vector<uint32_t>& vc = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   vc.resize(rt.nranks);
-  for (int m = 0; m < rt.nranks; m++) vc[m] = (uint32_t)v.buf[4 + m];
-  if (rt.tp.load(j, Seg::Meta, slot_off(c)) != tag_of(v.epoch, c)) return false;
+  if (!read_records(j, v.known[j] + 1, c, &vc)) return false;
+  v.known[j] = c;
+  v.known_grew = true;
   for (int m = 0; m < rt.nranks; m++) {
-    if (m == rt.rank || vc[m] <= v.known[m]) continue;
-    if (!read_records(m, v.known[m] + 1, vc[m])) return false;
+    if (m == rt.rank || m == j || vc[m] <= v.known[m]) continue;
+    if (!read_records(m, v.known[m] + 1, vc[m], nullptr)) return false;
+    v.known[m] = vc[m];
   }
-  for (int m = 0; m < rt.nranks; m++)
-    if (m != rt.rank && vc[m] > v.known[m]) {
-      v.known[m] = vc[m];
-      v.known_grew = true;
-    }
   return true;
 }
 
@@ -132,12 +145,24 @@ void collect_home_writes() {
   if (kept == 0) return;
   static std::vector<uint64_t>& sets = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   sets.resize(kept);
-  rt.tp.load_many(
-      kept, [](size_t i, int* r, uint64_t* off) {
-        *r = rt.rank;
-        *off = cs_off(rt.ivl.home_rw[i]);
-      },
-      sets.data());
+  if (rt.tp.all_direct()) {
+    rt.tp.load_many(
+        kept, [](size_t i, int* r, uint64_t* off) {
+          *r = rt.rank;
+          *off = cs_off(rt.ivl.home_rw[i]);
+        },
+        sets.data());
+  } else {
+    // Through MPI (the atomicity rule): one get per run of pages, not one
+    // operation per page.  The words only gain bits, so a get that races
+    // with an OR reads each byte old or new, and a bit set before it is seen.
+    std::sort(v.home_rw.begin(), v.home_rw.end());
+    size_t i = 0;
+    for_runs(v.home_rw, [&](uint64_t first, uint64_t n) {
+      rt.tp.get(rt.rank, Seg::Meta, cs_off(first), &sets[i], n * 8);
+      i += n;
+    });
+  }
   kept = 0;
   for (size_t i = 0; i < v.home_rw.size(); i++) {
     const uint32_t p = v.home_rw[i];
@@ -160,7 +185,7 @@ void collect_home_writes() {
 
 }  // namespace
 
-uint64_t ivl_meta_bytes(int nranks) { return (8 + kIvlRecords * (4 + (uint64_t)nranks) + kIvlRuns) * 8; }
+uint64_t ivl_meta_bytes(int nranks) { return (8 + kIvlRecords * (kHead + (uint64_t)nranks + kIvlInline) + kIvlRuns) * 8; }
 
 void ivl_before_fetch(int h, uint64_t first, uint64_t n) {
   Intervals& v = rt.ivl;
@@ -204,7 +229,9 @@ void ivl_record() {
     return;
   }
   collect_home_writes();
-  if (v.pending.empty() && !v.known_grew && !v.partial) return;
+  // Knowledge alone is passed on only where a third rank may need it: with
+  // two ranks the other one knows its own intervals.
+  if (v.pending.empty() && ((!v.known_grew && !v.partial) || rt.nranks == 2)) return;
   std::vector<uint32_t>& pg = v.pending;
   std::sort(pg.begin(), pg.end());
   pg.erase(std::unique(pg.begin(), pg.end()), pg.end());
@@ -225,21 +252,23 @@ void ivl_record() {
     v.last_partial = c;  // acquiring through this record falls back to the writer-set rule
     runs.clear();
   }
+  const bool inline_runs = runs.size() <= kIvlInline;
   // Through the transport, as other ranks read it (on MPI, this rank's own
   // words too: the atomicity rule).
   Transport& tp = rt.tp;
   tp.store(rt.rank, Seg::Meta, slot_off(c), 0);
-  const uint64_t lo = v.runs_written, hi = lo + runs.size();
-  v.runs_written = hi;
-  if (hi != lo) {
+  const uint64_t lo = v.runs_written, hi = inline_runs ? lo : lo + runs.size();
+  if (!inline_runs) {
+    v.runs_written = hi;
     tp.store(rt.rank, Seg::Meta, rt.meta.ivl + 8, hi);  // before the entries are overwritten
     const uint64_t at = lo % kIvlRuns, n1 = std::min<uint64_t>(runs.size(), kIvlRuns - at);
     tp.put(rt.rank, Seg::Meta, runs_off() + at * 8, runs.data(), n1 * 8);
     if (n1 < runs.size()) tp.put(rt.rank, Seg::Meta, runs_off(), runs.data() + n1, (runs.size() - n1) * 8);
   }
   static std::vector<uint64_t>& body = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
-  body.assign({lo, hi, v.last_partial});
+  body.assign({lo, hi, v.last_partial, inline_runs ? runs.size() : 0});
   body.insert(body.end(), v.known.begin(), v.known.end());
+  if (inline_runs) body.insert(body.end(), runs.begin(), runs.end());
   tp.put(rt.rank, Seg::Meta, slot_off(c) + 8, body.data(), body.size() * 8);
   tp.flush();
   tp.store(rt.rank, Seg::Meta, slot_off(c), tag_of(v.epoch, c));
