@@ -12,6 +12,8 @@
  *  3. Concurrent writers of one page under different locks: every rank adds
  *     to every word of one page, word k under lock k; no update is lost.
  *  4. The same through loom_trylock.
+ *  5. Pages their home writes for the first time after another rank
+ *     fetched them (and after the home looked at what others fetched).
  * Turns are taken through an atomic word, so that each round's acquires
  * happen in the order the test needs. */
 #include <sched.h>
@@ -155,5 +157,40 @@ int main(int argc, char** argv) {
   bad = 0;
   for (int k = 0; k < K; k++) bad += words[k * 8 + 1] != (uint64_t)n * kAdds;
   CHECK(bad == 0);
+
+  /* 5. First writes by the home, after a fetch. */
+  uint64_t *fresh = NULL, *other = NULL;
+  CHECK_OK(loom_alloc_collective_at((size_t)P * 4096, 0, (void**)&fresh));
+  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&other));
+  const uint64_t base = 3 * (uint64_t)kRounds;
+  bad = 0;
+  for (int q = 0; q < P && n > 1 && r < 2; q++) {
+    const uint64_t t0 = base + 3 * (uint64_t)q;
+    if (r == 1) {
+      wait_turn(turn, t0);
+      CHECK_OK(loom_lock(A));
+      bad += fresh[q * 512] != 0; /* a fetch window takes the next pages along */
+      CHECK_OK(loom_unlock(A));
+      CHECK_OK(loom_atomic_fetch_add(turn, 1, NULL));
+    } else {
+      wait_turn(turn, t0 + 1);
+      CHECK_OK(loom_lock(B)); /* a release that looks at the fetched pages */
+      other[0]++;
+      CHECK_OK(loom_unlock(B));
+      CHECK_OK(loom_lock(A));
+      fresh[q * 512] = 1000 + (uint64_t)q;
+      CHECK_OK(loom_unlock(A));
+      CHECK_OK(loom_atomic_fetch_add(turn, 1, NULL));
+    }
+    if (r == 1) {
+      wait_turn(turn, t0 + 2);
+      CHECK_OK(loom_lock(A));
+      bad += fresh[q * 512] != 1000 + (uint64_t)q;
+      CHECK_OK(loom_unlock(A));
+      CHECK_OK(loom_atomic_fetch_add(turn, 1, NULL));
+    }
+  }
+  CHECK(bad == 0);
+  CHECK_OK(loom_barrier());
   return mr_finish("mr_exact");
 }

@@ -2,6 +2,7 @@
 //
 // A rank's ring, in its Meta at rt.meta.ivl: word 0 the newest record's tag,
 // word 1 the run entries written so far (raised before they are written),
+// word 2 the count of first fetches of this rank's home pages by others,
 // then kIvlRecords slots of {tag, first run, end run, newest partial record,
 // inline runs, vector timestamp[N], kIvlInline runs}, then kIvlRuns run
 // entries (first page << 24 | pages) for records with more runs than fit in
@@ -125,62 +126,116 @@ bool acquire_from(int j, uint32_t c) {
   return true;
 }
 
-// Home pages written in place since the last record that another rank may
-// hold go into this record and back to read-only.
+// A home page written since the last record that another rank fetched:
+// named in this record and back to read-only (a trap), or, written at many
+// releases this epoch and every rank on this host, named in every record
+// until the next barrier without traps (a holder refetches it for ~1 us,
+// where a trap costs ~5).
+void name_written(uint32_t p, std::vector<uint32_t>* trap) {
+  Intervals& v = rt.ivl;
+  uint16_t& t = v.trap[p];
+  const uint16_t traps = (t & 0xff) == (v.epoch & 0xff) ? (uint16_t)std::min(255, (t >> 8) + 1) : 1;
+  t = (uint16_t)(traps << 8 | (v.epoch & 0xff));
+  v.pending.push_back(p);
+  if (traps >= kIvlTraps && v.remote == 0) {
+    v.state[p] |= kIvlAlways;
+    v.always.push_back(p);
+  } else {
+    v.state[p] &= (uint8_t)~kIvlHomeRw;
+    trap->push_back(p);
+  }
+}
+
+bool home_rw_page(uint32_t p) {
+  const PageTable& pt = rt.pages;
+  if (pt.home[p] == rt.rank && pt.mode[p] == LOOM_PROTOCOL_HLRC && pt.state[p] == kRW) return true;
+  rt.ivl.state[p] &= (uint8_t)~(kIvlHomeRw | kIvlAlways);
+  return false;
+}
+
+// The home pages this record names.
 void collect_home_writes() {
   Intervals& v = rt.ivl;
   PageTable& pt = rt.pages;
-  if (v.home_rw.empty()) return;
-  // The fetcher ORs its bit, then reads the page; this rank wrote the page,
-  // then reads the bit: with a full fence on both sides one sees the other.
+  if (v.home_rw.empty() && v.flagged_rw.empty() && v.always.empty()) return;
+  if (v.remote == ~0ull) {
+    v.remote = 0;
+    for (int r = 0; r < rt.nranks; r++)
+      if (!rt.tp.is_direct(r)) v.remote |= 1ull << r;
+  }
+  // A fetcher sets its bit in the page's copy-set word, then raises this
+  // rank's flag count, then reads the page; this rank wrote the page, then
+  // reads the count: with a full fence on both sides one sees the other.
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  const uint64_t g = rt.tp.load(rt.rank, Seg::Meta, rt.meta.ivl + 16);
   static std::vector<uint32_t>& trap = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   trap.clear();
+  for (uint32_t p : v.flagged_rw)
+    if (home_rw_page(p)) name_written(p, &trap);
+  v.flagged_rw.clear();
   size_t kept = 0;
-  for (uint32_t p : v.home_rw) {
-    if (pt.home[p] != rt.rank || pt.mode[p] != LOOM_PROTOCOL_HLRC || pt.state[p] != kRW) v.state[p] &= (uint8_t)~kIvlHomeRw;
-    else v.home_rw[kept++] = p;
-  }
-  v.home_rw.resize(kept);
-  if (kept == 0) return;
-  static std::vector<uint64_t>& sets = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
-  sets.resize(kept);
-  if (rt.tp.all_direct()) {
-    rt.tp.load_many(
-        kept, [](size_t i, int* r, uint64_t* off) {
-          *r = rt.rank;
-          *off = cs_off(rt.ivl.home_rw[i]);
-        },
-        sets.data());
-  } else {
-    // Through MPI (the atomicity rule): one get per run of pages, not one
-    // operation per page.  The words only gain bits, so a get that races
-    // with an OR reads each byte old or new, and a bit set before it is seen.
-    std::sort(v.home_rw.begin(), v.home_rw.end());
-    size_t i = 0;
-    for_runs(v.home_rw, [&](uint64_t first, uint64_t n) {
-      rt.tp.get(rt.rank, Seg::Meta, cs_off(first), &sets[i], n * 8);
-      i += n;
-    });
-  }
-  kept = 0;
-  for (size_t i = 0; i < v.home_rw.size(); i++) {
-    const uint32_t p = v.home_rw[i];
-    if (sets[i] & ~my_bit()) {
-      v.state[p] &= (uint8_t)~kIvlHomeRw;
-      trap.push_back(p);
-    } else {
-      v.home_rw[kept++] = p;
+  for (uint32_t p : v.always)
+    if (home_rw_page(p)) {
+      v.pending.push_back(p);
+      v.always[kept++] = p;
     }
+  v.always.resize(kept);
+  // Pages written in place that no rank had fetched when last looked at:
+  // those written since the last record are looked at now, the others
+  // again only when some rank fetched a page for the first time since.
+  const size_t from = g != v.flags_seen ? 0 : std::min(v.home_rw_checked, v.home_rw.size());
+  v.flags_seen = g;
+  if (from < v.home_rw.size()) {
+    kept = from;
+    for (size_t i = from; i < v.home_rw.size(); i++)
+      if (home_rw_page(v.home_rw[i])) v.home_rw[kept++] = v.home_rw[i];
+    v.home_rw.resize(kept);
+    const size_t n = kept - from;
+    static std::vector<uint64_t>& sets = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+    sets.resize(n);
+    static size_t s_from;
+    s_from = from;
+    if (rt.tp.all_direct()) {
+      if (n)
+        rt.tp.load_many(
+            n, [](size_t i, int* r, uint64_t* off) {
+              *r = rt.rank;
+              *off = cs_off(rt.ivl.home_rw[s_from + i]);
+            },
+            sets.data());
+    } else if (n) {
+      // Through MPI (the atomicity rule): one get per run of pages, not one
+      // operation per page.  The words only gain bits, so a get that races
+      // with an OR reads each byte old or new, and a bit set before it is seen.
+      std::sort(v.home_rw.begin() + (ptrdiff_t)from, v.home_rw.end());
+      static std::vector<uint32_t>& part = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
+      part.assign(v.home_rw.begin() + (ptrdiff_t)from, v.home_rw.end());
+      size_t i = 0;
+      for_runs(part, [&](uint64_t first, uint64_t k) {
+        rt.tp.get(rt.rank, Seg::Meta, cs_off(first), &sets[i], k * 8);
+        i += k;
+      });
+    }
+    kept = from;
+    for (size_t i = 0; i < n; i++) {
+      const uint32_t p = v.home_rw[from + i];
+      if (sets[i] & ~my_bit()) {
+        v.state[p] |= kIvlFetched;
+        name_written(p, &trap);
+        if (v.state[p] & kIvlAlways) continue;  // listed on always
+      } else {
+        v.home_rw[kept++] = p;
+      }
+    }
+    v.home_rw.resize(kept);
   }
-  v.home_rw.resize(kept);
+  v.home_rw_checked = v.home_rw.size();
   if (trap.empty()) return;
   std::sort(trap.begin(), trap.end());
   for_runs(trap, [&](uint64_t first, uint64_t n) {
     vm_protect(first, n, kRO);
     std::memset(&pt.state[first], kRO, n);
   });
-  v.pending.insert(v.pending.end(), trap.begin(), trap.end());
 }
 
 }  // namespace
@@ -196,18 +251,22 @@ void ivl_before_fetch(int h, uint64_t first, uint64_t n) {
   // Complete at the home before the get (or_range returns the old words).
   // A fault's window is at most 1024 pages; a refresh may be longer.
   static uint64_t old[1024];  // a fault must not allocate
+  bool joined = false;
   for (uint64_t at = first; at < first + n; at += 1024) {
     const uint64_t k = std::min<uint64_t>(1024, first + n - at);
     rt.tp.or_range(h, Seg::Meta, cs_off(at), k, my_bit(), old);
+    for (uint64_t i = 0; i < k; i++) joined |= !(old[i] & my_bit());
   }
   for (uint64_t q = first; q < first + n; q++) v.state[q] |= kIvlFlagged;
+  // The home looks at its unfetched pages again when this count moves.
+  if (joined) rt.tp.fetch_add(h, Seg::Meta, rt.meta.ivl + 16, 1);
 }
 
 void ivl_home_write(uint64_t p) {
   Intervals& v = rt.ivl;
   if (!v.on || (v.state[p] & kIvlHomeRw)) return;
   v.state[p] |= kIvlHomeRw;
-  v.home_rw.push_back((uint32_t)p);
+  (v.state[p] & kIvlFetched ? v.flagged_rw : v.home_rw).push_back((uint32_t)p);
 }
 
 void ivl_written(const std::vector<uint32_t>& pages) {
@@ -294,6 +353,11 @@ void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
     std::fill(v.known.begin(), v.known.end(), 0);
     v.known_grew = v.partial = false;
     v.pending.clear();
+    for (uint32_t p : v.always) {  // trapped again from the next record
+      v.state[p] &= (uint8_t)~kIvlAlways;
+      v.flagged_rw.push_back(p);
+    }
+    v.always.clear();
     rt.tp.store(rt.rank, Seg::Meta, rt.meta.ivl, tag_of(v.epoch, 0));
     return;
   }
@@ -325,13 +389,14 @@ void ivl_partial_acquire() {
 }
 
 void ivl_forget(uint64_t p) {
-  if (rt.ivl.on) rt.ivl.state[p] &= (uint8_t)~kIvlFlagged;
+  if (rt.ivl.on) rt.ivl.state[p] &= (uint8_t)~(kIvlFlagged | kIvlFetched);
 }
 
 void ivl_moved_in(uint64_t p) {
   if (!rt.ivl.on) return;
   const uint64_t everyone = rt.nranks >= 64 ? ~0ull : (1ull << rt.nranks) - 1;
   rt.tp.fetch_or(rt.rank, Seg::Meta, cs_off(p), everyone & ~my_bit());
+  rt.ivl.state[p] |= kIvlFetched;
 }
 
 }  // namespace loom

@@ -40,6 +40,7 @@
 //    less than correct.
 // Thread safety: the application thread only.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -55,9 +56,15 @@ constexpr uint64_t kIvlRuns = 32768;
 
 enum IvlFlag : uint8_t {
   kIvlFlagged = 1,  // this rank's bit is in the copy-set word at the page's home
-  kIvlHomeRw = 2,   // on home_rw
+  kIvlHomeRw = 2,   // a writable home page on home_rw, flagged_rw or always
   kIvlStale = 4,    // named by a record the acquire under way acquires
+  kIvlAlways = 8,   // a home page named in every record, untrapped, until the next barrier (on always)
+  kIvlFetched = 16, // a home page another rank fetched (its copy-set word has another bit)
 };
+
+// This many traps of one home page in one barrier epoch make it kIvlAlways
+// (when only ranks on this host fetched it).
+constexpr uint16_t kIvlTraps = 3;
 
 enum class IvlAcquire : uint8_t { All, Lock, Barrier };
 
@@ -73,8 +80,14 @@ struct Intervals {
   uint32_t last_partial = 0;         // the newest record made after a partial acquire (or too large)
   uint64_t runs_written = 0;         // run entries this rank wrote into its ring, ever
   std::vector<uint8_t> state;        // per page: IvlFlag bits
+  std::vector<uint16_t> trap;        // per home page: traps in the epoch << 8 | that epoch (mod 256)
+  uint64_t remote = ~0ull;           // ranks not mapped directly (~0: not yet known)
   std::vector<uint32_t> pending;     // pages for the next record
-  std::vector<uint32_t> home_rw;     // hlrc home pages this rank writes in place
+  std::vector<uint32_t> home_rw;     // hlrc home pages written in place that no other rank had fetched
+  std::vector<uint32_t> flagged_rw;  // ... that another rank fetched, written since the last record
+  std::vector<uint32_t> always;      // ... named in every record (kIvlAlways)
+  uint64_t flags_seen = 0;           // this rank's flag count when home_rw was last looked at
+  size_t home_rw_checked = 0;        // home_rw's first entries, looked at since they were written
   std::vector<uint32_t> marked;      // pages with kIvlStale
   std::vector<uint64_t> buf;         // records and runs read from other ranks
 
@@ -85,8 +98,14 @@ struct Intervals {
     known.assign(nranks, 0);
     known_grew = partial = in_barrier = scoped = false;
     state.assign(enable ? npages : 0, 0);
+    trap.assign(enable ? npages : 0, 0);
+    remote = ~0ull;
     pending.clear();
     home_rw.clear();
+    flagged_rw.clear();
+    always.clear();
+    flags_seen = 0;
+    home_rw_checked = 0;
     marked.clear();
   }
 };

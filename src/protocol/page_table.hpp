@@ -51,10 +51,11 @@ enum PageHint : uint8_t {
 // 1 mode, 1 hint, 4 dropped_at, 4 heap_checked, and 4 each for the dirty and
 // cached lists (reserved to full size at init, so that the fault path never
 // grows them), 1 for migration's state (migrate.hpp; not allocated with
-// LOOM_MIGRATE=0) and 1 for the adaptive protocol's (adapt.hpp; not with
-// LOOM_ADAPT=0).  The Meta segment adds 8 (copy-sets) + 16/N (directory)
+// LOOM_MIGRATE=0), 1 for the adaptive protocol's (adapt.hpp; not with
+// LOOM_ADAPT=0) and 3 for exact invalidation's (intervals.hpp; not with
+// LOOM_EXACT=0).  The Meta segment adds 8 (copy-sets) + 16/N (directory)
 // per page, resident only where touched.
-constexpr uint64_t kPageTableBytesPerPage = 24;
+constexpr uint64_t kPageTableBytesPerPage = 27;
 
 struct PageTable {
   uint8_t* twins = nullptr;            // twin of page p at twins + p*PAGE (api.cpp maps it)
