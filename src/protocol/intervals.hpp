@@ -65,6 +65,9 @@ enum IvlFlag : uint8_t {
 // This many traps of one home page in one barrier epoch make it kIvlAlways
 // (when only ranks on this host fetched it).
 constexpr uint16_t kIvlTraps = 3;
+// A rank's first records of each epoch name the home pages others fetched
+// that it wrote, untrapped (intervals.cpp, name_written).
+constexpr uint32_t kIvlEarly = 4;
 
 enum class IvlAcquire : uint8_t { All, Lock, Barrier };
 
