@@ -326,6 +326,12 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
     out.resize(a);
     for (uint64_t i = 0; i < a; i++)
       out[i] = __atomic_fetch_or(word(base(seg) + off + i * 8), b, __ATOMIC_ACQ_REL);
+    if (bytes >= (int)((kHdrWords + 1) * 8)) {  // and a count
+      const uint64_t c = m[kHdrWords];
+      inside(seg, c, 8);
+      if (c % 8) fatal("async transport: an unaligned count at %llu from rank %d", (unsigned long long)c, src);
+      __atomic_fetch_add(word(base(seg) + c), 1, __ATOMIC_SEQ_CST);
+    }
     reply(out.data(), a * 8);
     return;
   }
@@ -492,15 +498,17 @@ void AsyncPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_
   for (size_t j = 0; j < remote; j++) out[w.order[j]] = lm_recv_[j];
 }
 
-void AsyncPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) {
+void AsyncPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) {
   for (size_t i = 0; i < n; i += kMaxLoads) {
     const size_t cnt = std::min(kMaxLoads, n - i);
     send_batch(r);
-    uint64_t m[kHdrWords] = {head(kOpOrRange, s), off + i * 8, cnt, bits};
+    // A fifth word, with the last request only: the count to raise after.
+    const bool count = count_off != kNoCount && i + cnt == n;
+    uint64_t m[kHdrWords + 1] = {head(kOpOrRange, s), off + i * 8, cnt, bits, count_off};
     or_old_.resize(cnt);
     MPI_Request rq[2];
     check(MPI_Irecv(or_old_.data(), (int)(cnt * 8), MPI_BYTE, r, kTagReply, acomm_, &rq[0]), "MPI_Irecv");
-    check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq[1]), "MPI_Isend");
+    check(MPI_Isend(m, (int)((kHdrWords + (count ? 1 : 0)) * 8), MPI_BYTE, r, kTagReq, acomm_, &rq[1]), "MPI_Isend");
     wait_mine(2, rq);
     if (old) std::memcpy(old + i, or_old_.data(), cnt * 8);
   }

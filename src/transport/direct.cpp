@@ -180,11 +180,12 @@ uint64_t DirectPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicO
   return apply_atomic(at(r, s, off), t, op, a, b);
 }
 
-void DirectPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) {
+void DirectPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) {
   for (size_t i = 0; i < n; i++) {
     uint64_t o = __atomic_fetch_or(word(at(r, s, off + i * 8)), bits, __ATOMIC_ACQ_REL);
     if (old) old[i] = o;
   }
+  if (count_off != kNoCount) __atomic_fetch_add(word(at(r, s, count_off)), 1, __ATOMIC_SEQ_CST);
 }
 
 void DirectPath::load_many(size_t n, void (*at_i)(size_t, int*, uint64_t*), uint64_t* out) {

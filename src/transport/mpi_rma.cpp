@@ -239,7 +239,7 @@ uint64_t MpiRmaPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicO
   return wide ? result : r32;
 }
 
-void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) {
+void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) {
   WaitingIn in(waiting_);
   or_buf_.assign(n, bits);
   or_old_.resize(n);
@@ -247,6 +247,11 @@ void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, u
   check(MPI_Get_accumulate(or_buf_.data(), (int)n, MPI_UINT64_T, or_old_.data(), (int)n, MPI_UINT64_T, r, (MPI_Aint)off,
                            (int)n, MPI_UINT64_T, MPI_BOR, w),
         "MPI_Get_accumulate");
+  // Accumulates from one origin to one target are ordered (MPI's default
+  // accumulate_ordering), and one flush completes both.
+  static const uint64_t one = 1;
+  if (count_off != kNoCount)
+    check(MPI_Accumulate(&one, 1, MPI_UINT64_T, r, (MPI_Aint)count_off, 1, MPI_UINT64_T, MPI_SUM, w), "MPI_Accumulate");
   check(MPI_Win_flush(r, w), "MPI_Win_flush");
   if (old) std::memcpy(old, or_old_.data(), n * 8);
 }

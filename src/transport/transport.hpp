@@ -97,6 +97,8 @@ struct TransportOptions {
 // One way of reaching ranks' segments.  Each operation has the meaning of
 // the Transport method of the same name (the contract above); the facade
 // calls a path only for the ranks and segments its routes give it.
+constexpr uint64_t kNoCount = ~0ull;  // or_range without a count
+
 class Path {
  public:
   virtual ~Path() = default;
@@ -122,7 +124,9 @@ class Path {
   // One typed atomic on the atomic_width(t)-aligned word at off (cas: a
   // expected, b desired; store: a); returns the old bits (store: 0).
   virtual uint64_t atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) = 0;
-  virtual void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old) = 0;  // n > 0
+  // n > 0; count_off: kNoCount, or a word of the same segment that gains 1
+  // after the ORs (ordered after them at the target, complete with them).
+  virtual void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) = 0;
   virtual void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) = 0;  // n > 0
 };
 
@@ -191,10 +195,12 @@ class Transport {
   }
   // Atomic OR of `bits` into the n consecutive words at off on rank r;
   // complete on return; the words' old values into old[] (may be null).
+  // With count_off, then 1 added to the word there, in the same request.
   // One request on MPI, one per 8192 words on async.
-  void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old = nullptr) {
+  void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old = nullptr,
+                uint64_t count_off = kNoCount) {
     if (n == 0) return;
-    routes_[r].atomics->or_range(r, s, off, n, bits, old);
+    routes_[r].atomics->or_range(r, s, off, n, bits, old, count_off);
   }
   // The MPI library's non-blocking barrier over every rank, and a test of a
   // request (true when complete).  Errors are fatal.
