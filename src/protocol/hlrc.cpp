@@ -7,8 +7,10 @@
 //  - Elsewhere, a write is twinned and its byte-exact diff put into the home
 //    at the release (the driver, core.cpp).
 //  - Acquire of a lock (LOOM_EXACT=1, the default): drop the copies of the
-//    pages written in the intervals it acquires (intervals.hpp).
-//  - Any other acquire: drop every cached copy whose writer set names another rank.
+//    pages written in the intervals it acquires (intervals.hpp), of the
+//    copies fetched since their homes track them.
+//  - Any other acquire, and other copies: drop every cached copy whose
+//    writer set names another rank.
 //    Writer sets are sticky classification (ArgoDSM's Pyxis idea reduced to
 //    writers): a home writes in place without faults, so there are no exact
 //    write notices for home pages; "another rank is a writer" is the
@@ -47,19 +49,19 @@ void stale(uint32_t p, AcquireVerdicts* out) {
 }
 
 void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
-  if (ivl_scoped()) {  // a lock's acquire: the pages its records name (intervals.hpp)
-    for (uint32_t p : cached) {
-      if (ivl_stale(p)) stale(p, out);
-      else out->keep.push_back(p);
-    }
-    return;
-  }
   static std::vector<uint32_t>& check = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   static std::vector<uint64_t>& writers = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   check.clear();
+  const bool scoped = ivl_scoped();
   for (uint32_t p : cached) {
-    if (rt.pages.flags[p] & kOtherWritten) stale(p, out);
-    else check.push_back(p);
+    if (scoped && ivl_tracked(p)) {  // a lock's acquire: the pages its records name (intervals.hpp)
+      if (ivl_stale(p)) stale(p, out);
+      else out->keep.push_back(p);
+    } else if (rt.pages.flags[p] & kOtherWritten) {
+      stale(p, out);
+    } else {
+      check.push_back(p);
+    }
   }
   writers.resize(check.size());
   rt.tp.load_many(

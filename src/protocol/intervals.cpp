@@ -259,7 +259,11 @@ uint64_t ivl_meta_bytes(int nranks) { return (8 + kIvlRecords * (kHead + (uint64
 
 void ivl_before_fetch(int h, uint64_t first, uint64_t n) {
   Intervals& v = rt.ivl;
-  if (!v.on || h == rt.rank) return;
+  // Before this rank's first lock acquire its copies need no tracking: a
+  // program that synchronizes by barriers alone pays no join (across hosts,
+  // a round trip per first fetch).  An untracked copy is judged by the
+  // writer sets at a lock's acquire too.
+  if (!v.on || h == rt.rank || !v.locks_seen) return;
   bool all = true;
   for (uint64_t q = first; q < first + n; q++) all &= (v.state[q] & kIvlFlagged) != 0;
   if (all) return;
@@ -292,6 +296,7 @@ void ivl_atomic(uint64_t p) {
 
 bool ivl_scoped() { return rt.ivl.scoped; }
 bool ivl_stale(uint64_t p) { return (rt.ivl.state[p] & kIvlStale) != 0; }
+bool ivl_tracked(uint64_t p) { return (rt.ivl.state[p] & kIvlFlagged) != 0; }
 
 void ivl_record() {
   Intervals& v = rt.ivl;
@@ -380,6 +385,7 @@ void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
   }
   rt.st.s.scoped_acquires++;
   v.scoped = true;
+  v.locks_seen = true;
   const int j = (int)((info >> 32) & 0xff) - 1;
   const uint32_t c = (uint32_t)info;
   if (info == 0 || j < 0 || j == rt.rank || ((info >> 40) & 0xffff) != (v.epoch & 0xffff) || c <= v.known[j])

@@ -22,7 +22,9 @@
 //    of locks.
 //  - Home pages are written in place, without faults.  A rank fetching an
 //    hlrc page from its home first sets its bit in the page's copy-set word
-//    at the home (once per page and home, ever: sticky); every release
+//    at the home (once per page and home, ever: sticky; only once the rank
+//    has acquired a lock: before that, and for copies fetched before that,
+//    a lock's acquire uses the writer-set rule); every release
 //    ending an interval looks at the home pages it writes in place, and those
 //    another rank may hold are named in the record and go back to read-only,
 //    so that the next write faults and is named in the next record.  The
@@ -80,6 +82,7 @@ struct Intervals {
   bool partial = false;              // a loom_acquire_range since this rank's last record
   bool in_barrier = false;           // the release of a full barrier: no record
   bool scoped = false;               // the acquire under way drops only kIvlStale pages
+  bool locks_seen = false;           // this rank acquired a lock: its fetches join the copy-sets
   uint32_t last_partial = 0;         // the newest record made after a partial acquire (or too large)
   uint64_t runs_written = 0;         // run entries this rank wrote into its ring, ever
   std::vector<uint8_t> state;        // per page: IvlFlag bits
@@ -99,7 +102,7 @@ struct Intervals {
     epoch = count = last_partial = 0;
     runs_written = 0;
     known.assign(nranks, 0);
-    known_grew = partial = in_barrier = scoped = false;
+    known_grew = partial = in_barrier = scoped = locks_seen = false;
     state.assign(enable ? npages : 0, 0);
     trap.assign(enable ? npages : 0, 0);
     remote = ~0ull;
@@ -123,6 +126,7 @@ void ivl_written(const std::vector<uint32_t>& pages);         // diffs complete 
 void ivl_atomic(uint64_t page);
 bool ivl_scoped();                                            // the acquire under way is exact
 bool ivl_stale(uint64_t page);                                // ... and names this page
+bool ivl_tracked(uint64_t page);  // this rank's copy was fetched after it joined the copy-set
 
 // ---- from the driver and the API ----
 // End of a release: the record, if this interval has one.
