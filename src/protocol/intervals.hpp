@@ -64,8 +64,7 @@ enum IvlFlag : uint8_t {
   kIvlFetched = 16, // a home page another rank fetched (its copy-set word has another bit)
 };
 
-// This many traps of one home page in one barrier epoch make it kIvlAlways
-// (when only ranks on this host fetched it).
+// This many traps of one home page in one barrier epoch make it kIvlAlways.
 constexpr uint16_t kIvlTraps = 3;
 // A rank's first records of each epoch name the home pages others fetched
 // that it wrote, untrapped (intervals.cpp, name_written).
@@ -87,7 +86,6 @@ struct Intervals {
   uint64_t runs_written = 0;         // run entries this rank wrote into its ring, ever
   std::vector<uint8_t> state;        // per page: IvlFlag bits
   std::vector<uint16_t> trap;        // per home page: traps in the epoch << 8 | that epoch (mod 256)
-  uint64_t remote = ~0ull;           // ranks not mapped directly (~0: not yet known)
   std::vector<uint32_t> pending;     // pages for the next record
   std::vector<uint32_t> home_rw;     // hlrc home pages written in place that no other rank had fetched
   std::vector<uint32_t> flagged_rw;  // ... that another rank fetched, written since the last record
@@ -105,7 +103,6 @@ struct Intervals {
     known_grew = partial = in_barrier = scoped = locks_seen = false;
     state.assign(enable ? npages : 0, 0);
     trap.assign(enable ? npages : 0, 0);
-    remote = ~0ull;
     pending.clear();
     home_rw.clear();
     flagged_rw.clear();
