@@ -22,16 +22,21 @@
 //    of locks.
 //  - Home pages are written in place, without faults.  A rank fetching an
 //    hlrc page from its home first sets its bit in the page's copy-set word
-//    at the home (once per page and home, ever: sticky; only once the rank
-//    has acquired a lock: before that, and for copies fetched before that,
-//    a lock's acquire uses the writer-set rule); every release
-//    ending an interval looks at the home pages it writes in place, and those
-//    another rank may hold are named in the record and go back to read-only,
-//    so that the next write faults and is named in the next record.  The
-//    fetcher's atomic OR comes before its get, the home's write before its
-//    look at the word (a full fence): one of the two sees the other, so a
-//    stale copy is always named.  Pages nobody else ever fetched are written
-//    without a fault, as before.
+//    at the home and raises the home's fetch count, in one request (once
+//    per page and home, ever: sticky; only once the rank has acquired a
+//    lock: copies fetched before that are "untracked", and a lock's acquire
+//    judges them by the writer-set rule).  Every release ending an interval
+//    names the home pages written in place since the last record that
+//    another rank fetched: those that trapped since, and those written
+//    untrapped, looked at when first written and whenever the fetch count
+//    moved.  A named page goes back to read-only, so that its next write
+//    faults and is named in the next record; in a rank's first kIvlEarly
+//    records of an epoch, and once a page trapped kIvlTraps times in the
+//    epoch, it stays writable and is named in every record until the next
+//    barrier instead.  The fetcher's OR and count come before its get, the
+//    home's write before its look at the count (a full fence): one of the
+//    two sees the other, so a tracked copy that went stale is always named.
+//    Pages nobody else ever fetched are written without a fault, as before.
 //  - Atomics name their page in the next record; a loom_acquire, an ordered
 //    atomic's acquire or a group barrier acquires from everyone: the
 //    writer-set rule, after reading every rank's newest interval.  A
