@@ -101,7 +101,8 @@ bool read_records(int m, uint32_t a, uint32_t b, std::vector<uint32_t>* vc) {
   if (tp.load(m, Seg::Meta, slot_off(a)) != tag_of(v.epoch, a)) return false;
   for (uint64_t i = 0; i < count; i++) {
     const uint64_t* s = &slots[i * S];
-    for (uint64_t k = 0; k < s[4]; k++) mark(s[kHead + rt.nranks + k] >> 24, s[kHead + rt.nranks + k] & 0xffffff);
+    const uint64_t* runs = s + kHead + rt.nranks;
+    for (uint64_t k = 0; k < std::min(s[4], kIvlInline); k++) mark(runs[k] >> 24, runs[k] & 0xffffff);
   }
   for (uint64_t e : v.buf) mark(e >> 24, e & 0xffffff);
   if (vc)
