@@ -265,14 +265,13 @@ void ivl_before_fetch(int h, uint64_t first, uint64_t n) {
   bool all = true;
   for (uint64_t q = first; q < first + n; q++) all &= (v.state[q] & kIvlFlagged) != 0;
   if (all) return;
-  // Complete at the home before the get (or_range returns the old words).
+  // Complete at the home before the get (or_range returns once applied).
   // A fault's window is at most 1024 pages; a refresh may be longer.
-  static uint64_t old[1024];  // a fault must not allocate
   // The home looks at its unfetched pages again when its count moves: the
   // count is raised in the same request, after the ORs.
   for (uint64_t at = first; at < first + n; at += 1024) {
     const uint64_t k = std::min<uint64_t>(1024, first + n - at);
-    rt.tp.or_range(h, Seg::Meta, cs_off(at), k, my_bit(), old, rt.meta.ivl + 16);
+    rt.tp.or_range(h, Seg::Meta, cs_off(at), k, my_bit(), nullptr, rt.meta.ivl + 16);
   }
   for (uint64_t q = first; q < first + n; q++) v.state[q] |= kIvlFlagged;
 }
