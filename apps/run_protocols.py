@@ -17,9 +17,10 @@ import argparse
 import json
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_suite import ROOT, common_args, machine, run  # noqa: E402
+from run_suite import ROOT, build_info, common_args, machine, run  # noqa: E402
 
 CATS = ["fault", "barrier", "lock", "unlock", "diff", "update", "polling"]
 COUNTS = ["faults", "pages_fetched", "diffs", "invalidations", "notices", "updates"]
@@ -74,7 +75,8 @@ def main():
     if a.json:
         os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
         with open(a.json, "w") as fh:
-            json.dump({"suite": "protocols", "ranks": a.ranks, "reps": a.reps, "rows": rows,
+            json.dump({"suite": "protocols", "loom": build_info(a.build_dir),
+                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ranks": a.ranks, "reps": a.reps, "rows": rows,
                        "loom_config": {k: v for k, v in os.environ.items() if k.startswith("LOOM_")} or "defaults",
                        "machine": machine(a.mpiexec)}, fh, indent=1)
         print(f"wrote {a.json}", file=sys.stderr)

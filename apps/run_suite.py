@@ -78,6 +78,15 @@ def machine(mpiexec):
     return info
 
 
+def build_info(build_dir):
+    """What built the Loom library of this build (written at build time)."""
+    try:
+        with open(os.path.join(build_dir, "loom_build_info.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {"version": "unknown", "commit": "unknown"}
+
+
 def common_args(ap):
     """The options every suite runner shares."""
     ap.add_argument("--json", default="")
@@ -155,7 +164,8 @@ def main():
         os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
         loom_env = {k: v for k, v in os.environ.items() if k.startswith("LOOM_")}
         with open(a.json, "w") as f:
-            json.dump({"suite": "apps", "size": a.size, "ranks": ranks, "hosts": a.hosts, "rows": rows,
+            json.dump({"suite": "apps", "loom": build_info(a.build_dir),
+                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "size": a.size, "ranks": ranks, "hosts": a.hosts, "rows": rows,
                        "loom_config": loom_env or "defaults", "machine": machine(a.mpiexec)}, f, indent=1)
         print(f"wrote {a.json}", file=sys.stderr)
     return 0 if all(r["valid"] for r in rows) else 1

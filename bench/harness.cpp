@@ -195,7 +195,12 @@ void Report::finish(const Options& opt, int ranks) const {
   gethostname(host, sizeof host - 1);
   char cfg[8192] = "";
   loom_config_string(cfg, sizeof cfg);
-  f << "{\n \"schema\": \"loom-bench/1\",\n \"benchmark\": \"" << esc(benchmark_) << "\",\n \"ranks\": " << ranks
+  char date[32] = "";
+  time_t now = time(nullptr);
+  struct tm tm;
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+  f << "{\n \"schema\": \"loom-bench/1\",\n \"loom\": " << loom_build_info() << ",\n \"date\": \"" << date
+    << "\",\n \"benchmark\": \"" << esc(benchmark_) << "\",\n \"ranks\": " << ranks
     << ",\n \"mpi\": \"" << esc(mpi_version()) << "\",\n \"host\": \"" << esc(host) << "\",\n \"rule\": \""
     << esc(rule_text(opt)) << "\",\n \"loom_config\": \"" << esc(cfg) << "\",\n \"notes\": {";
   const char* sep = "";

@@ -11,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+step() { echo "setup: $*" >&2; }
 mpi=${LOOM_MPI:-mpich}
 venv=${LOOM_VENV:-$root/.venv}
 build=${BUILD_DIR:-build}
@@ -21,6 +22,7 @@ case "$mpi" in
 esac
 
 if [ ! -x "$venv/bin/mpicc" ] || [ "$(cat "$venv/.loom-mpi" 2>/dev/null)" != "$pkg" ]; then
+  step "1/3 MPI: installing $pkg from PyPI into $venv (first run only; about a minute)"
   if [ ! -x "$venv/bin/python3" ]; then
     if ! python3 -m venv "$venv" 2>/dev/null; then
       # Debian ships venv separately; install it when we are allowed to.
@@ -32,8 +34,13 @@ if [ ! -x "$venv/bin/mpicc" ] || [ "$(cat "$venv/.loom-mpi" 2>/dev/null)" != "$p
       fi
     fi
   fi
-  "$venv/bin/python3" -m pip install -q --disable-pip-version-check "$pkg"
+  if ! "$venv/bin/python3" -m pip install -q --disable-pip-version-check "$pkg"; then
+    echo "setup: pip could not install $pkg (see its message above); Loom needs an MPI-3 library" >&2
+    exit 1
+  fi
   echo "$pkg" > "$venv/.loom-mpi"
+else
+  step "1/3 MPI: $pkg in $venv"
 fi
 
 # SPLASH programs are preprocessed with m4 (scripts/splash3.py, the SPLASH
@@ -50,8 +57,46 @@ flags=()
 if [ "$mpi" = openmpi ] && [ "$(id -u)" = 0 ]; then
   flags=(-DLOOM_MPIEXEC_FLAGS="--allow-run-as-root;--oversubscribe")
 fi
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DMPI_HOME="$venv" "${flags[@]}" >/dev/null
+mkdir -p "$build"
+log=$build/setup.log
+: >"$log"
+if [ -f "$build/CMakeCache.txt" ]; then
+  step "2/3 configure: $build is configured already"
+else
+  step "2/3 configure: cmake -S . -B $build (log: $log)"
+  if ! cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DMPI_HOME="$venv" "${flags[@]}" >"$log" 2>&1; then
+    echo "setup: configuring failed; the end of $log:" >&2
+    tail -n 30 "$log" >&2
+    exit 1
+  fi
 fi
-cmake --build "$build" -j "$(nproc)" >/dev/null
+# The build's own progress ([n/m] lines) on one line of a terminal, or a
+# line every 10% elsewhere; on failure the compiler's errors and the log.
+step "3/3 build: cmake --build $build (log: $log)"
+set +e
+cmake --build "$build" -j "$(nproc)" 2>&1 | tee -a "$log" | python3 -c '
+import re, sys
+tty = sys.stderr.isatty()
+shown = -1
+for line in sys.stdin:
+    m = re.match(r"\[\s*(\d+)/(\d+)\]|\[\s*(\d+)%\]", line)
+    if not m:
+        continue
+    pct = int(m.group(3)) if m.group(3) else 100 * int(m.group(1)) // max(1, int(m.group(2)))
+    if tty:
+        sys.stderr.write(f"\rsetup: building {pct:3d}%")
+    elif pct // 10 > shown:
+        shown = pct // 10
+        sys.stderr.write(f"setup: building {pct:3d}%\n")
+    sys.stderr.flush()
+if tty:
+    sys.stderr.write("\n")
+'
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" != 0 ]; then
+  echo "setup: the build failed; its errors (all of it is in $log):" >&2
+  grep -E -A4 "error|FAILED|Error [0-9]" "$log" | head -n 60 >&2 || tail -n 40 "$log" >&2
+  exit 1
+fi
 echo "setup: built Loom in $build with $pkg from $venv"

@@ -31,6 +31,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -214,7 +215,8 @@ def cmd_bench(a):
               + f"  fetched {row.get('pages_fetched')} locks {row.get('locks')}", flush=True)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(dict(rows=rows, launch=a.launch or f"{a.mpiexec} -n {a.ranks}",
+            loom = next((r["loom_stats"][0].get("loom") for r in rows if r.get("loom_stats")), None)
+            json.dump(dict(loom=loom, date=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), rows=rows, launch=a.launch or f"{a.mpiexec} -n {a.ranks}",
                            loom_env={k: v for k, v in os.environ.items() if k.startswith("LOOM_")}), f, indent=1)
 
 

@@ -50,9 +50,27 @@
 #define LOOM_API
 #endif
 
+/* The version of these headers (CMake's project version is read from here).
+ * loom_version() is the version of the library the program runs with. */
+#define LOOM_VERSION_MAJOR 0
+#define LOOM_VERSION_MINOR 1
+#define LOOM_VERSION_PATCH 0
+#define LOOM_VERSION "0.1.0"
+/* One number that grows with the version: 0.1.0 is 100, 1.2.3 is 10203. */
+#define LOOM_VERSION_NUMBER (LOOM_VERSION_MAJOR * 10000 + LOOM_VERSION_MINOR * 100 + LOOM_VERSION_PATCH)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* "MAJOR.MINOR.PATCH" of the library linked at run time. */
+LOOM_API const char *loom_version(void);
+/* What built that library, as one JSON object: {"version": ..., "commit":
+ * ... (git hash, "+dirty" when the tree had changes, "unknown" outside a
+ * git checkout), "commit_date": ..., "compiler": ..., "mpi": ... (the MPI
+ * library's version string, once MPI is initialized)}.  Loom and its tools
+ * put it in every JSON file they write, under "loom". */
+LOOM_API const char *loom_build_info(void);
 
 typedef enum loom_status {
   LOOM_OK = 0,
@@ -388,8 +406,13 @@ typedef struct loom_stats {
   uint64_t scoped_fallbacks; /* of those, acquires that found a record gone and dropped every page others write */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
+/* Zero this rank's statistics and restart their wall clock: call it (after
+ * a barrier) where a measurement starts, so that the report at finalize
+ * covers the measurement alone. */
 LOOM_API loom_status_t loom_stats_reset(void);
-/* JSON object of this rank's statistics into buf (NUL-terminated). */
+/* JSON object of this rank's statistics into buf (NUL-terminated): the
+ * fields of loom_stats_t, "wall" (seconds since loom_init or the last
+ * loom_stats_reset), "rank", "ranks", "loom" (loom_build_info) and "date". */
 LOOM_API loom_status_t loom_stats_json(char *buf, size_t len);
 /* The effective configuration, one "LOOM_X=value  # help" line per setting. */
 LOOM_API loom_status_t loom_config_string(char *buf, size_t len);
