@@ -78,7 +78,9 @@ void test_arrays() {
 
   // A per-block policy: cyclic homes page i at rank i mod n.
   const std::size_t ints = 4 * 4096 / sizeof(int);
-  int* c = loom::alloc_collective<int>(ints, LOOM_HOME_CYCLIC, false);
+  // (The policy is the second argument; an overload with a flag once
+  // swallowed it and homed by first touch.)
+  int* c = loom::alloc_collective<int>(ints, LOOM_HOME_CYCLIC);
   for (int page = 0; page < 4; page++) {
     int home = -1;
     CHECK(loom_home_of(c + page * (4096 / sizeof(int)), &home) == LOOM_OK);
@@ -86,6 +88,25 @@ void test_arrays() {
   }
   loom::barrier();
   loom::free_collective(c);
+
+  // Every page at one rank: the last.
+  int* d = loom::alloc_collective_at<int>(ints, n - 1);
+  for (int page = 0; page < 4; page++) {
+    int home = -1;
+    CHECK(loom_home_of(d + page * (4096 / sizeof(int)), &home) == LOOM_OK);
+    CHECK(home == n - 1);
+  }
+  loom::barrier();
+  loom::free_collective(d);
+
+  // A count whose size overflows is refused before any rank allocates.
+  bool refused = false;
+  try {
+    (void)loom::alloc_collective<double>(static_cast<std::size_t>(-1) / 4);
+  } catch (const std::length_error&) {
+    refused = true;
+  }
+  CHECK(refused);
 }
 
 // An erc-update block and loom::update: the other rank reads the written

@@ -1,6 +1,7 @@
 // Loom C++ API: a thin, header-only layer over loom.h.
 //   - loom::runtime: RAII init/finalize;
-//   - loom::alloc_collective<T>(n) / loom::alloc<T>(n): typed allocation;
+//   - loom::alloc_collective<T>(n[, policy]) / alloc_collective_at<T>(n, rank) /
+//     loom::alloc<T>(n): typed allocation (no boolean parameters anywhere);
 //   - loom::lock_guard: RAII lock/unlock; loom::try_lock;
 //   - loom::fetch_add / compare_swap / exchange / load / store: atomics,
 //     overloaded for uint64_t, uint32_t, float and double words;
@@ -44,10 +45,35 @@ class runtime {
   int size() const { return loom_nranks(); }
 };
 
+namespace detail {
+inline std::size_t bytes_of(std::size_t n, std::size_t size) {
+  if (size && n > static_cast<std::size_t>(-1) / size) throw std::length_error("loom: allocation size overflows size_t");
+  return n * size;
+}
+}  // namespace detail
+
+// n objects at one address on every rank, homed by LOOM_HOME (first touch
+// unless set).
 template <class T>
-T* alloc_collective(std::size_t n, loom_home_policy_t policy = LOOM_HOME_FIRST_TOUCH, bool use_default = true) {
+T* alloc_collective(std::size_t n) {
   void* p = nullptr;
-  check(use_default ? loom_alloc_collective(n * sizeof(T), &p) : loom_alloc_collective_policy(n * sizeof(T), policy, &p));
+  check(loom_alloc_collective(detail::bytes_of(n, sizeof(T)), &p));
+  return static_cast<T*>(p);
+}
+
+// The same, homed by the given policy (first touch, cyclic or block).
+template <class T>
+T* alloc_collective(std::size_t n, loom_home_policy_t policy) {
+  void* p = nullptr;
+  check(loom_alloc_collective_policy(detail::bytes_of(n, sizeof(T)), policy, &p));
+  return static_cast<T*>(p);
+}
+
+// The same, every page homed at one rank.
+template <class T>
+T* alloc_collective_at(std::size_t n, int home_rank) {
+  void* p = nullptr;
+  check(loom_alloc_collective_at(detail::bytes_of(n, sizeof(T)), home_rank, &p));
   return static_cast<T*>(p);
 }
 
@@ -55,14 +81,14 @@ T* alloc_collective(std::size_t n, loom_home_policy_t policy = LOOM_HOME_FIRST_T
 template <class T>
 T* alloc_collective_protocol(std::size_t n, loom_protocol_t protocol) {
   void* p = nullptr;
-  check(loom_alloc_collective_protocol(n * sizeof(T), protocol, &p));
+  check(loom_alloc_collective_protocol(detail::bytes_of(n, sizeof(T)), protocol, &p));
   return static_cast<T*>(p);
 }
 
 template <class T>
 T* alloc(std::size_t n) {
   void* p = nullptr;
-  check(loom_alloc(n * sizeof(T), &p));
+  check(loom_alloc(detail::bytes_of(n, sizeof(T)), &p));
   return static_cast<T*>(p);
 }
 
