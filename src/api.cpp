@@ -192,6 +192,7 @@ Status init_local() {
                 (unsigned long long)rt.size, std::strerror(errno));
   rt.pages.twins = static_cast<uint8_t*>(tw);
   rt.st = Stats{};
+  rt.st.t_start = now();
   return Status::ok();
 }
 
@@ -266,7 +267,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
                       rt.cfg.spin};
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
-  LOOM_TRY(vm_install_handler(proto_fault));
+  LOOM_TRY(vm_install_handler(proto_fault, heap_describe_near));
   if (rt.cfg.restart_dir[0]) LOOM_TRY(agree_ok(checkpoint_restore(rt.cfg.restart_dir), "loom_init: the restart"));
   stat_clock_init();
   rt.active = true;
@@ -526,7 +527,7 @@ loom_status_t loom_alloc(size_t size, void** out) {
     // Every chunk slot of this rank is in use: whole pages, as for large blocks.
   }
   uint64_t npages = (size + kPage - 1) / kPage, first = 0;
-  Status s = heap_alloc(npages, kHeapSingle, &first);
+  Status s = heap_alloc(npages, kHeapSingle, &first, (uint32_t)rt.rank);  // tag: who allocated it
   if (!s.is_ok()) return s.code();
   // The pages may have had an earlier life, ended by a free on another rank
   // that told every rank to forget them: hear it now (an early look at the
@@ -1049,6 +1050,7 @@ loom_status_t loom_stats_get(loom_stats_t* out) {
 loom_status_t loom_stats_reset(void) {
   REQUIRE_INIT();
   rt.st = Stats{};
+  rt.st.t_start = now();
   return LOOM_OK;
 }
 
@@ -1056,7 +1058,7 @@ loom_status_t loom_stats_json(char* buf, size_t len) {
   REQUIRE_INIT();
   if (!buf || len == 0) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: empty buffer"));
   adapt_count_modes(&rt.st.s.pages_lazy, &rt.st.s.pages_eager);
-  if (stats_json(rt.st.s, buf, len) >= len) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: buffer too small"));
+  if (stats_json(rt.st.s, rt.rank, stats_wall(), true, buf, len) >= len) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: buffer too small"));
   return LOOM_OK;
 }
 

@@ -267,8 +267,8 @@ const Setting kSettings[] = {
     {"LOOM_PROGRESS", "auto", "MPI progress thread: auto (when a peer is remote), 0 or 1", p_progress, w_progress},
     {"LOOM_HANG_TIMEOUT", "0", "seconds one wait in Loom (barrier, lock) may last before every waiting rank "
      "reports what it waits in and the job is aborted; 0: never", p_hang, w_hang},
-    {"LOOM_STATS", "0", "print per-rank statistics to stderr at finalize", p_stats, w_stats},
-    {"LOOM_STATS_FILE", "", "write statistics as JSON to this path at finalize (%r = rank)", p_sfile, w_sfile},
+    {"LOOM_STATS", "0", "rank 0 prints every rank's statistics and an all-ranks summary to stderr at finalize", p_stats, w_stats},
+    {"LOOM_STATS_FILE", "", "write statistics as JSON at finalize: with %r one file per rank, else one file of all ranks (by rank 0)", p_sfile, w_sfile},
     {"LOOM_CHECKPOINT_DIR", "", "directory loom_checkpoint(NULL) and LOOM_CHECKPOINT_EVERY write to", p_ckdir, w_ckdir},
     {"LOOM_CHECKPOINT_EVERY", "0", "checkpoint the global memory at every K-th loom_barrier into LOOM_CHECKPOINT_DIR; 0: never",
      p_ckevery, w_ckevery},

@@ -12,6 +12,7 @@
 // the block up that way, since it must not wait for a lock.
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -222,4 +223,59 @@ bool heap_still_allocated(uint64_t p) {
   return false;
 }
 
+// For the message of a fault no block covers (vm.cpp): the blocks just
+// below and just above byte offset off, read with the seqlock alone (a
+// crashing rank must not wait for the heap lock).
+size_t heap_describe_near(uint64_t off, char* buf, size_t len) {
+  const uint64_t p = off / kPage;
+  Transport& tp = rt.tp;
+  Block below{}, above{};
+  bool has_below = false, has_above = false, consistent = false;
+  for (int attempt = 0; attempt < kSeqlockTries && !consistent; attempt++) {
+    const uint64_t v0 = tp.load(0, Seg::Meta, rt.meta.heap + kVersion);
+    if (v0 & 1) continue;
+    const uint64_t n = tp.load(0, Seg::Meta, rt.meta.heap + kCount);
+    uint64_t lo = 0, hi = n;  // the first block starting above p
+    while (lo < hi) {
+      const uint64_t mid = (lo + hi) / 2;
+      Block m;
+      tp.get(0, Seg::Meta, rt.meta.heap + kEntries + mid * sizeof(Block), &m, sizeof m);
+      if (m.first <= p) lo = mid + 1;
+      else hi = mid;
+    }
+    has_below = lo > 0, has_above = lo < n;
+    if (has_below) tp.get(0, Seg::Meta, rt.meta.heap + kEntries + (lo - 1) * sizeof(Block), &below, sizeof below);
+    if (has_above) tp.get(0, Seg::Meta, rt.meta.heap + kEntries + lo * sizeof(Block), &above, sizeof above);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    consistent = tp.load(0, Seg::Meta, rt.meta.heap + kVersion) == v0;
+  }
+  if (!consistent) return (size_t)std::snprintf(buf, len, "the allocation table was changing; no nearest block");
+  auto what = [](const Block& b, char* out, size_t n) {
+    void* start = rt.base + b.first * kPage;
+    const unsigned long long bytes = b.npages() * kPage;
+    if (b.kind() == kHeapCollective)
+      std::snprintf(out, n, "the collective block at %p (%llu bytes, pages of loom_alloc_collective)", start, bytes);
+    else if (b.kind() == kHeapSmall)
+      std::snprintf(out, n, "rank %u's chunk of small loom_alloc blocks at %p (%llu bytes)", b.tag() >> 16, start, bytes);
+    else
+      std::snprintf(out, n, "the block at %p (%llu bytes in whole pages) that rank %u allocated with loom_alloc", start,
+                    bytes, b.tag());
+  };
+  char a[200], b[200];
+  int k = 0;
+  if (has_below) {
+    what(below, a, sizeof a);
+    k = std::snprintf(buf, len, "%llu bytes past the end of %s",
+                      (unsigned long long)(off - (below.first + below.npages()) * kPage), a);
+  }
+  if (has_above && k >= 0 && (size_t)k < len) {
+    what(above, b, sizeof b);
+    k += std::snprintf(buf + k, len - (size_t)k, "%s%llu bytes before %s", has_below ? "; " : "",
+                       (unsigned long long)(above.first * kPage - off), b);
+  }
+  if (!has_below && !has_above) k = std::snprintf(buf, len, "nothing is allocated in Loom memory now");
+  return k < 0 ? 0 : (size_t)k;
+}
+
 }  // namespace loom
+

@@ -33,5 +33,9 @@ Status heap_lookup(uint64_t first_page, uint32_t* kind, uint64_t* npages);
 // load of the table's version when the table has not changed since the
 // page's last check.  Clears the page's block flags when it was freed.
 bool heap_still_allocated(uint64_t p);
+// Says which blocks lie nearest below and above byte offset off of Loom
+// memory (for the message of a fault no block covers); no lock, no
+// allocation.  Returns the length written, as snprintf.
+size_t heap_describe_near(uint64_t off, char* buf, size_t len);
 
 }  // namespace loom

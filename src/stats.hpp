@@ -14,6 +14,7 @@ namespace loom {
 
 struct Stats {
   loom_stats_t s{};
+  double t_start = 0;  // now() at loom_init or the last loom_stats_reset
 };
 
 double now();  // CLOCK_MONOTONIC seconds
@@ -29,7 +30,13 @@ inline double stat_now() {
   return now();
 }
 
+// The report at finalize (collective): per-rank JSON files, and on rank 0
+// the all-ranks summary and the one-file JSON.
 void stats_finalize_report();
-size_t stats_json(const loom_stats_t& s, char* buf, size_t len);
+// Seconds since loom_init or the last loom_stats_reset.
+double stats_wall();
+// One record as JSON; rank -1 for the sums; with_build adds "loom" (the
+// build) and "date" (now, UTC).
+size_t stats_json(const loom_stats_t& s, int rank, double wall, bool with_build, char* buf, size_t len);
 
 }  // namespace loom

@@ -36,6 +36,7 @@ namespace {
 
 struct sigaction g_prev;
 bool g_installed = false;
+size_t (*g_describe)(uint64_t off, char* buf, size_t len) = nullptr;
 
 bool try_map_at(uint64_t addr, uint64_t size) {
   void* want = reinterpret_cast<void*>(addr);
@@ -81,21 +82,26 @@ void chain(int sig, siginfo_t* info, void* uctx) {
     g_prev.sa_handler(sig);
     return;
   }
-  // Default action: say which rank and address (a launcher's banner names
-  // only a pid and a host), restore it and return; the access faults again
-  // and the kernel delivers the real SIGSEGV (core dump, debugger).
-  char host[64] = "?", msg[256];
+  // Default action: say which rank, address and access, and for an address
+  // in Loom memory the blocks nearest to it (a launcher's banner names only
+  // a pid and a host); restore the default and return: the access faults
+  // again and the kernel delivers the real SIGSEGV (core dump, debugger).
+  char host[64] = "?", msg[768], near[400] = "";
   gethostname(host, sizeof host - 1);
   uint8_t* a = static_cast<uint8_t*>(info->si_addr);
   const bool inside = rt.active && a >= rt.base && a < rt.base + rt.size;
-  int n = std::snprintf(msg, sizeof msg, "loom: rank %d (pid %d on %s): segmentation fault at %p, %s\n", rt.rank,
-                        (int)getpid(), host, info->si_addr,
-                        inside ? "in Loom memory that no allocation covers" : "outside Loom memory");
+  if (inside && g_describe) g_describe((uint64_t)(a - rt.base), near, sizeof near);
+  const int w = fault_is_write(uctx);
+  int n = std::snprintf(msg, sizeof msg, "loom: rank %d (pid %d on %s): segmentation fault: %s at %p, %s%s%s\n", rt.rank,
+                        (int)getpid(), host, w < 0 ? "access" : w ? "write" : "read", info->si_addr,
+                        inside ? "in Loom memory that no allocation covers" : "outside Loom memory",
+                        near[0] ? ": " : "", near);
   if (n > 0) (void)!write(2, msg, (size_t)std::min(n, (int)sizeof msg - 1));
   signal(sig, SIG_DFL);
 }
 
-// The protocol's fault entry, given at install (vm sits below the protocol).
+// The protocol's fault entry and the heap's describer, given at install (vm
+// sits below both).
 bool (*g_on_fault)(uint64_t page, int is_write) = nullptr;
 
 void on_segv(int sig, siginfo_t* info, void* uctx) {
@@ -146,8 +152,10 @@ void vm_release() {
   rt.base = nullptr;
 }
 
-Status vm_install_handler(bool (*on_fault)(uint64_t page, int is_write)) {
+Status vm_install_handler(bool (*on_fault)(uint64_t page, int is_write),
+                          size_t (*describe)(uint64_t off, char* buf, size_t len)) {
   g_on_fault = on_fault;
+  g_describe = describe;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_segv;

@@ -16,7 +16,11 @@ void vm_release();
 // Faults on Loom pages go to on_fault (page, 1 write / 0 read / -1 unknown),
 // which returns false when the fault is not Loom's (then the handler
 // installed before Loom gets it).
-Status vm_install_handler(bool (*on_fault)(uint64_t page, int is_write));
+// on_fault: the protocol's fault entry (false: no allocation covers the
+// page); describe: what lies near a byte offset no allocation covers, for
+// the message before the real SIGSEGV.
+Status vm_install_handler(bool (*on_fault)(uint64_t page, int is_write),
+                          size_t (*describe)(uint64_t off, char* buf, size_t len));
 void vm_remove_handler();
 void vm_protect(uint64_t first_page, uint64_t npages, PageState s);
 

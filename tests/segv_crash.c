@@ -4,7 +4,10 @@
  *                           kills the process with SIGSEGV (exit status 139
  *                           from the shell).
  *   segv_crash unallocated  a write into Loom memory that no allocation covers
- *                           kills the process with SIGSEGV too.
+ *                           kills the process with SIGSEGV too (ctest checks
+ *                           that the message names the write and the block).
+ *   segv_crash past_single  a read two pages past a loom_alloc block: the
+ *                           message names the read, the block and its rank.
  *   segv_crash previous     a SIGSEGV handler installed before loom_init still
  *                           gets the faults that are not Loom's, with the
  *                           faulting address, while Loom's own faults never
@@ -97,6 +100,19 @@ static int mode_unallocated(void) {
   return 3;
 }
 
+static int mode_past_single(void) {
+  start();
+  (void)working_block(1);
+  void *p = NULL;
+  if (loom_alloc(3 * PAGE + 8, &p) != LOOM_OK) return 2; /* 4 pages */
+  volatile uint64_t *bad = (volatile uint64_t *)((uintptr_t)p + 6 * PAGE);
+  fprintf(stderr, "segv_crash past_single: reading %p, two pages past the block at %p (must die by SIGSEGV)\n",
+          (void *)bad, p);
+  uint64_t v = *bad;
+  fprintf(stderr, "segv_crash past_single: FAIL: the read survived (%llu)\n", (unsigned long long)v);
+  return 3;
+}
+
 /* ---- previous: the handler installed before Loom ---------------------- */
 
 static sigjmp_buf g_jump;
@@ -185,7 +201,8 @@ int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (!strcmp(mode, "outside")) return mode_outside();
   if (!strcmp(mode, "unallocated")) return mode_unallocated();
+  if (!strcmp(mode, "past_single")) return mode_past_single();
   if (!strcmp(mode, "previous")) return mode_previous();
-  fprintf(stderr, "usage: %s outside|unallocated|previous\n", argv[0]);
+  fprintf(stderr, "usage: %s outside|unallocated|past_single|previous\n", argv[0]);
   return 2;
 }
