@@ -31,7 +31,13 @@ namespace {
 loom_status_t ret(Status s) { return s.code(); }
 
 Status need_init(const char* fn) {
-  if (rt.active) return Status::ok();
+  if (rt.active) {
+    if (vm_on_app_thread()) return Status::ok();
+    return fail(LOOM_ERR_THREAD,
+                "%s called from a thread other than the one that called loom_init: Loom supports one application "
+                "thread per process for now (call Loom from that thread; OpenMP and pthreads inside a rank cannot "
+                "touch Loom memory yet)", fn);
+  }
   if (rt.finalized) return fail(LOOM_ERR_NOT_INITIALIZED, "%s called after loom_finalize", fn);
   return fail(LOOM_ERR_NOT_INITIALIZED, "%s called before loom_init", fn);
 }
@@ -68,11 +74,26 @@ Status agree(const uint64_t* vals, int n, const char* fn) {
     mine[n + i] = ~vals[i];
   }
   MPI_Allreduce(mine, mx, 2 * n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  for (int i = 0; i < n; i++)
-    if (mx[i] != ~mx[n + i])
-      return fail(LOOM_ERR_MISMATCH, "%s: ranks passed different arguments (this rank: %llu, largest: %llu)", fn,
-                  (unsigned long long)vals[i], (unsigned long long)mx[i]);
-  return Status::ok();
+  int i = 0;
+  while (i < n && mx[i] == ~mx[n + i]) i++;
+  if (i == n) return Status::ok();
+  // The first argument that differs, named from fn's list "f (a, b, c)",
+  // and a rank with its smallest and one with its largest value: one line,
+  // printed by rank 0 (every rank returns the same message).
+  const uint64_t lo = ~mx[n + i], hi = mx[i];
+  int who[2] = {vals[i] == lo ? rt.rank : rt.nranks, vals[i] == hi ? rt.rank : rt.nranks}, first[2];
+  MPI_Allreduce(who, first, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  char name[64] = "";
+  const char* list = std::strchr(fn, '(');
+  for (int k = 0; list && k < i; k++) list = std::strchr(list + 1, ',');
+  if (list) {
+    list++;
+    while (*list == ' ') list++;
+    size_t len = std::strcspn(list, ",)");
+    std::snprintf(name, sizeof name, " (%.*s)", (int)std::min(len, sizeof name - 4), list);
+  }
+  return fail_all(LOOM_ERR_MISMATCH, "%s: ranks passed different arguments: argument %d%s is %llu on rank %d but %llu on rank %d",
+                  fn, i + 1, name, (unsigned long long)lo, first[0], (unsigned long long)hi, first[1]);
 }
 
 void compute_layout() {
@@ -121,17 +142,8 @@ void explain_failed_mpi_init() {
 // first rank that did and its message.  (Collective; `mine` is this rank's
 // outcome.)
 Status agree_ok(Status mine, const char* step) {
-  int bad = mine.is_ok() ? rt.nranks : rt.rank, first = 0;
-  MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == rt.nranks) return Status::ok();
-  char msg[512];
-  std::snprintf(msg, sizeof msg, "%s", last_error());
-  int code = (int)mine.code();
-  MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, MPI_COMM_WORLD);
-  MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD);
-  msg[sizeof msg - 1] = 0;
-  if (!mine.is_ok()) return mine;
-  return fail((loom_status_t)code, "%s failed on rank %d: %s", step, first, msg);
+  MPI_Comm world = MPI_COMM_WORLD;
+  return agree_errors(mine, step, rt.nranks, rt.rank, &world);
 }
 
 // A rank that ends (exit, or a return from main) while Loom is active
@@ -203,18 +215,22 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   // returned alone would leave the others waiting for it in MPI_Init's
   // collectives and in Loom's.
   Status configured;
-  if (cfg) {
-    rt.cfg = *cfg;
-    configured = config_validate(&rt.cfg);
-  } else {
-    configured = config_from_env(&rt.cfg);
-  }
-  if (configured.is_ok() && rt.cfg.checkpoint_every > 0 && !rt.cfg.checkpoint_dir[0])
-    configured = fail(LOOM_ERR_CONFIG, "LOOM_CHECKPOINT_EVERY=%d needs LOOM_CHECKPOINT_DIR (where to write)",
-                      rt.cfg.checkpoint_every);
-  const bool checkpoints = rt.cfg.checkpoint_every > 0 || rt.cfg.restart_dir[0];
-  if (configured.is_ok() && checkpoints && rt.cfg.migrate > 0)
-    configured = fail(LOOM_ERR_CONFIG, "checkpoints (LOOM_CHECKPOINT_EVERY, LOOM_RESTART) do not work with LOOM_MIGRATE=1 yet");
+  const bool checkpoints = [&] {
+    DeferErrors once;  // printed once for all ranks, by agree_ok below
+    if (cfg) {
+      rt.cfg = *cfg;
+      configured = config_validate(&rt.cfg);
+    } else {
+      configured = config_from_env(&rt.cfg);
+    }
+    if (configured.is_ok() && rt.cfg.checkpoint_every > 0 && !rt.cfg.checkpoint_dir[0])
+      configured = fail(LOOM_ERR_CONFIG, "LOOM_CHECKPOINT_EVERY=%d needs LOOM_CHECKPOINT_DIR (where to write)",
+                        rt.cfg.checkpoint_every);
+    const bool ck = rt.cfg.checkpoint_every > 0 || rt.cfg.restart_dir[0];
+    if (configured.is_ok() && ck && rt.cfg.migrate > 0)
+      configured = fail(LOOM_ERR_CONFIG, "checkpoints (LOOM_CHECKPOINT_EVERY, LOOM_RESTART) do not work with LOOM_MIGRATE=1 yet");
+    return ck;
+  }();
   g_migrate_auto = rt.cfg.migrate < 0;
   if (g_migrate_auto) rt.cfg.migrate = checkpoints ? 0 : 1;  // auto: on, except with checkpoints
   if (configured.is_ok()) set_log_errors(rt.cfg.log_errors != 0);
@@ -234,10 +250,17 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &rt.nranks);
-  set_log_rank(rt.rank);
+  set_log_rank(rt.rank, rt.nranks);
   LOOM_TRY(agree_ok(configured, "loom_init: the configuration"));
+  if (rt.rank == 0) {  // a typo such as LOOM_STAT=1 would pass unnoticed (rank 0 speaks for all)
+    char unknown[2048];
+    if (config_unknown_env(environ, unknown, sizeof unknown)) {
+      for (char* line = std::strtok(unknown, "\n"); line; line = std::strtok(nullptr, "\n"))
+        std::fprintf(stderr, "loom: warning: %s\n", line);
+    }
+  }
   if (rt.nranks > kMaxRanks)
-    return fail(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
+    return fail_all(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
   uint64_t shape[8] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
                        (uint64_t)rt.cfg.transport, (uint64_t)rt.cfg.protocol, (uint64_t)rt.cfg.migrate,
                        (uint64_t)rt.cfg.exact};
@@ -249,6 +272,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.ckpt = CheckpointState{};
   if (rt.cfg.restart_dir[0]) {
     uint64_t base = 0, size = 0;
+    DeferErrors once;  // printed by agree_ok
     Status planned = checkpoint_plan(rt.cfg.restart_dir, &base, &size);
     if (planned.is_ok() && size != rt.cfg.mem_size)
       planned = fail(LOOM_ERR_CONFIG, "LOOM_RESTART=%s: the checkpoint has LOOM_MEM_SIZE=%llu; this run %llu",
@@ -262,18 +286,26 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   rt.size = rt.cfg.mem_size;
   rt.npages = rt.size / kPage;
   compute_layout();
-  LOOM_TRY(agree_ok(init_local(), "loom_init: the local setup"));
+  LOOM_TRY(agree_ok([] {
+    DeferErrors once;
+    return init_local();
+  }(), "loom_init: the local setup"));
   TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread, rt.cfg.transport,
                       rt.cfg.spin};
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
   LOOM_TRY(vm_install_handler(proto_fault, heap_describe_near));
-  if (rt.cfg.restart_dir[0]) LOOM_TRY(agree_ok(checkpoint_restore(rt.cfg.restart_dir), "loom_init: the restart"));
+  if (rt.cfg.restart_dir[0])
+    LOOM_TRY(agree_ok([] {
+      DeferErrors once;
+      return checkpoint_restore(rt.cfg.restart_dir);
+    }(), "loom_init: the restart"));
   stat_clock_init();
   rt.active = true;
   static bool exit_armed = false;
   if (!exit_armed) exit_armed = std::atexit(exit_without_finalize) == 0;
   g_init_pid = getpid();
+  vm_set_app_thread();
   intercept_publish_range(rt.base, rt.size);
   if (rt.cfg.print_config && rt.rank == 0) {
     char buf[8192];
@@ -389,18 +421,21 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
   uint64_t args[5] = {(uint64_t)size, (uint64_t)policy, (uint64_t)(int64_t)home_rank, out != nullptr,
                       (uint64_t)protocol};
   Status agreed = agree(args, 5, "loom_alloc_collective (size, policy, home, out != NULL, protocol)");
-  if (!out) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: out is NULL");
+  if (!out)
+    return agreed.is_ok() ? fail_all(LOOM_ERR_INVALID, "loom_alloc_collective: out is NULL")
+                          : fail(LOOM_ERR_INVALID, "loom_alloc_collective: out is NULL");
   if (!agreed.is_ok()) return agreed;
+  // From here the arguments are the same on every rank, and so is an error.
   if (size == 0) size = 1;  // like malloc(0): a block of its own (one page), freed as any other
   if (size > rt.size)
-    return fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
+    return fail_all(LOOM_ERR_NO_MEMORY, "loom_alloc_collective: %zu bytes is more than the global memory (%llu bytes, LOOM_MEM_SIZE)",
                 size, (unsigned long long)rt.size);
-  if ((unsigned)policy > LOOM_HOME_EXPLICIT) return fail(LOOM_ERR_INVALID, "loom_alloc_collective: unknown home policy %d", (int)policy);
+  if ((unsigned)policy > LOOM_HOME_EXPLICIT) return fail_all(LOOM_ERR_INVALID, "loom_alloc_collective: unknown home policy %d", (int)policy);
   if ((unsigned)protocol > kProtocolLast)
-    return fail(LOOM_ERR_INVALID, "loom_alloc_collective_protocol: unknown protocol %d (hlrc 0, erc-invalidate 1, erc-update 2)",
+    return fail_all(LOOM_ERR_INVALID, "loom_alloc_collective_protocol: unknown protocol %d (hlrc 0, erc-invalidate 1, erc-update 2)",
                 (int)protocol);
   if (policy == LOOM_HOME_EXPLICIT && (home_rank < 0 || home_rank >= rt.nranks))
-    return fail(LOOM_ERR_INVALID, "loom_alloc_collective_at: rank %d is not in 0..%d", home_rank, rt.nranks - 1);
+    return fail_all(LOOM_ERR_INVALID, "loom_alloc_collective_at: rank %d is not in 0..%d", home_rank, rt.nranks - 1);
   uint64_t npages = (size + kPage - 1) / kPage;
   // After a restart the program's collective allocations get, in order,
   // the saved blocks with their contents (checkpoint.hpp).
@@ -408,7 +443,7 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
   if (ck.replayed < ck.replay.size()) {
     const auto b = ck.replay[ck.replayed];
     if (b.second != npages)
-      return fail(LOOM_ERR_MISMATCH,
+      return fail_all(LOOM_ERR_MISMATCH,
                   "loom_alloc_collective after a restart: allocation %zu asks for %llu pages, the checkpoint's has %llu "
                   "(make the collective allocations in the same order and sizes as the run that wrote it)",
                   ck.replayed + 1, (unsigned long long)npages, (unsigned long long)b.second);
@@ -427,7 +462,8 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
   MPI_Bcast(&first, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   if (first == ~0ull)
     return rt.rank == 0 ? Status(LOOM_ERR_NO_MEMORY)
-                        : fail(LOOM_ERR_NO_MEMORY, "loom_alloc_collective of %zu bytes: the global memory is full", size);
+                        : fail_quiet(LOOM_ERR_NO_MEMORY, "loom_alloc_collective of %zu bytes: the global memory is full "
+                                     "(rank 0 says why)", size);
   proto_release();
   sync_barrier_raw();
   proto_reset_range(first, npages, true, policy, home_rank, protocol);
@@ -565,10 +601,14 @@ loom_status_t loom_free_collective(void* ptr) {
   REQUIRE_INIT();
   REQUIRE_NOT_SERIAL("loom_free_collective");
   uint64_t page = ~0ull;
-  Status s = page_of(ptr, "loom_free_collective", &page);
-  uint64_t arg = s.is_ok() ? page : ~0ull;
-  Status a = agree(&arg, 1, "loom_free_collective");
-  if (!s.is_ok()) return s.code();
+  Status s;
+  {
+    DeferErrors once;  // printed once by agree_ok
+    s = page_of(ptr, "loom_free_collective", &page);
+  }
+  Status checked = agree_ok(s, "loom_free_collective");
+  if (!checked.is_ok()) return checked.code();
+  Status a = agree(&page, 1, "loom_free_collective (pointer's page)");
   if (!a.is_ok()) return a.code();
   // Rank 0 frees; everyone learns the block size (0 on error).
   uint64_t n = 0;
@@ -579,7 +619,8 @@ loom_status_t loom_free_collective(void* ptr) {
   MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   if (n == 0)
     return rt.rank == 0 ? LOOM_ERR_BAD_POINTER
-                        : ret(fail(LOOM_ERR_BAD_POINTER, "loom_free_collective of %p: not a collective block, or already freed", ptr));
+                        : ret(fail_quiet(LOOM_ERR_BAD_POINTER, "loom_free_collective of %p: not a collective block, or already "
+                                         "freed (rank 0 says why)", ptr));
   proto_release();
   sync_barrier_raw();
   proto_reset_range(page, n, false, LOOM_HOME_FIRST_TOUCH, -1, rt.cfg.protocol);
@@ -1088,6 +1129,7 @@ const char* loom_strerror(loom_status_t s) {
     case LOOM_ERR_MPI: return "MPI error";
     case LOOM_ERR_SYSTEM: return "system call failed";
     case LOOM_ERR_BUSY: return "lock state does not allow this";
+    case LOOM_ERR_THREAD: return "called from a second thread";
   }
   return "unknown status";
 }

@@ -1,6 +1,7 @@
 // The one table of LOOM_* settings; see config.hpp.
 #include "config.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -304,6 +305,63 @@ bool parse_size(const char* s, unsigned long long* out) {
   if (shift && v > (~0ull >> shift)) return false;
   *out = v << shift;
   return true;
+}
+
+namespace {
+// LOOM_ variables that are not settings of the library but are read by
+// Loom's scripts and tools, or by the runtime's own re-exec.
+const char* const kNotSettings[] = {"LOOM_MPI", "LOOM_VENV", "LOOM_CC", "LOOM_CLUSTER_PREFIX", "LOOM_CLUSTER_CPUS",
+                                    "LOOM_CLUSTER_NOLOCAL", "LOOM_SERIAL_REEXEC", "LOOM_STRESS_SEED",
+                                    "LOOM_STRESS_ROUNDS"};
+
+size_t edit_distance(const char* a, const char* b) {
+  const size_t n = std::strlen(b);
+  size_t row[64];
+  if (n >= 64) return 64;
+  for (size_t j = 0; j <= n; j++) row[j] = j;
+  for (size_t i = 1; a[i - 1]; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= n; j++) {
+      const size_t up = row[j];
+      row[j] = std::min(std::min(row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
+      diag = up;
+    }
+  }
+  return row[n];
+}
+}  // namespace
+
+size_t config_unknown_env(char* const* env, char* buf, size_t len) {
+  size_t used = 0;
+  if (buf && len) buf[0] = 0;
+  for (; env && *env; env++) {
+    const char* e = *env;
+    if (std::strncmp(e, "LOOM_", 5)) continue;
+    const char* eq = std::strchr(e, '=');
+    char name[64];
+    const size_t nl = eq ? (size_t)(eq - e) : std::strlen(e);
+    if (nl >= sizeof name) continue;
+    std::memcpy(name, e, nl);
+    name[nl] = 0;
+    bool known = false;
+    for (const Setting& st : kSettings) known = known || !std::strcmp(st.name, name);
+    for (const char* n : kNotSettings) known = known || !std::strcmp(n, name);
+    if (known) continue;
+    const char* best = nullptr;
+    size_t best_d = 3;  // a typo is at most two edits away
+    for (const Setting& st : kSettings) {
+      const size_t d = edit_distance(name, st.name);
+      if (d < best_d) best_d = d, best = st.name;
+    }
+    char line[200];
+    int k = best ? std::snprintf(line, sizeof line, "%s is not a Loom setting and is ignored (did you mean %s?)\n", name, best)
+                 : std::snprintf(line, sizeof line, "%s is not a Loom setting and is ignored (LOOM_PRINT_CONFIG=1 lists them)\n", name);
+    if (k <= 0) continue;
+    if (buf && used + (size_t)k < len) std::memcpy(buf + used, line, (size_t)k + 1);
+    used += (size_t)k;
+  }
+  return used;
 }
 
 void config_defaults(loom_config_t* cfg) {

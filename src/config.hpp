@@ -27,6 +27,10 @@ Status config_parse_one(loom_config_t* cfg, const char* name, const char* value)
 Status config_validate(const loom_config_t* cfg);
 // "LOOM_X=value  # help" lines; returns the length needed (like snprintf).
 size_t config_print(const loom_config_t* cfg, char* buf, size_t len);
+// The LOOM_* variables of env (NULL-terminated "NAME=value" strings, as
+// environ) that are no setting of Loom's, one warning line each with the
+// nearest setting's name when it is a likely typo; the length needed.
+size_t config_unknown_env(char* const* env, char* buf, size_t len);
 // Parse sizes like "4096", "64K", "2M", "1G" (binary units).
 bool parse_size(const char* s, unsigned long long* out);
 

@@ -20,17 +20,24 @@ bool initial_log() {
   return !(v && (!std::strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no") || !strcasecmp(v, "false")));
 }
 bool g_log = initial_log();
-int g_rank = -1;
+int g_rank = -1, g_nranks = 0;
+thread_local bool g_defer = false;
 
-void record(const char* text) {
+void record(const char* text, bool print) {
   std::snprintf(g_msg, sizeof g_msg, "%s", text);
-  if (g_log) std::fprintf(stderr, "loom[%d]: error: %s\n", g_rank, text);
+  if (g_log && print) std::fprintf(stderr, "loom[%d]: error: %s\n", g_rank, text);
 }
 }  // namespace
 
 void set_log_errors(bool on) { g_log = on; }
-void set_log_rank(int rank) { g_rank = rank; }
+void set_log_rank(int rank, int nranks) {
+  g_rank = rank;
+  g_nranks = nranks;
+}
 const char* last_error() { return g_msg; }
+
+DeferErrors::DeferErrors() : was_(g_defer) { g_defer = true; }
+DeferErrors::~DeferErrors() { g_defer = was_; }
 
 Status fail(loom_status_t code, const char* fmt, ...) {
   char buf[512];
@@ -38,8 +45,65 @@ Status fail(loom_status_t code, const char* fmt, ...) {
   va_start(ap, fmt);
   std::vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  record(buf);
+  record(buf, !g_defer);
   return Status(code);
+}
+
+Status fail_quiet(loom_status_t code, const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  record(buf, false);
+  return Status(code);
+}
+
+Status fail_all(loom_status_t code, const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  record(buf, false);
+  if (g_log && !g_defer && g_rank <= 0) {
+    if (g_nranks > 1) std::fprintf(stderr, "loom[%d]: error: %s (the same on all %d ranks)\n", g_rank, buf, g_nranks);
+    else std::fprintf(stderr, "loom[%d]: error: %s\n", g_rank, buf);
+  }
+  return Status(code);
+}
+
+Status agree_errors(Status mine, const char* step, int comm_size, int comm_rank, void* mpi_comm) {
+  MPI_Comm comm = *static_cast<MPI_Comm*>(mpi_comm);
+  int bad = mine.is_ok() ? comm_size : comm_rank, first = 0;
+  MPI_Allreduce(&bad, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == comm_size) return Status::ok();
+  char msg[512];
+  std::snprintf(msg, sizeof msg, "%s", g_msg);
+  char firsts[512];
+  std::memcpy(firsts, msg, sizeof msg);
+  int code = (int)mine.code();
+  MPI_Bcast(firsts, sizeof firsts, MPI_CHAR, first, comm);
+  MPI_Bcast(&code, 1, MPI_INT, first, comm);
+  firsts[sizeof firsts - 1] = 0;
+  const bool same = !mine.is_ok() && !std::strcmp(msg, firsts);
+  int mine_counts[2] = {mine.is_ok() ? 0 : 1, same ? 1 : 0}, counts[2] = {0, 0};
+  MPI_Allreduce(mine_counts, counts, 2, MPI_INT, MPI_SUM, comm);
+  if (g_log && comm_rank == first) {
+    if (counts[0] == 1 && comm_size > 1)
+      std::fprintf(stderr, "loom[%d]: error: %s (this rank only; the other %d ranks had no error)\n", g_rank, firsts, comm_size - 1);
+    else if (counts[0] == comm_size && counts[1] == comm_size && comm_size > 1)
+      std::fprintf(stderr, "loom[%d]: error: %s (the same on all %d ranks)\n", g_rank, firsts, comm_size);
+    else if (comm_size > 1)
+      std::fprintf(stderr, "loom[%d]: error: %s (on %d of %d ranks, %d of them with this message)\n", g_rank, firsts,
+                   counts[0], comm_size, counts[1]);
+    else
+      std::fprintf(stderr, "loom[%d]: error: %s\n", g_rank, firsts);
+  } else if (g_log && !mine.is_ok() && !same) {
+    std::fprintf(stderr, "loom[%d]: error: %s\n", g_rank, msg);
+  }
+  if (!mine.is_ok()) return mine;
+  return fail_quiet((loom_status_t)code, "%s failed on rank %d: %s", step, first, firsts);
 }
 
 Status fail_errno(loom_status_t code, const char* what) {

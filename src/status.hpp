@@ -35,9 +35,36 @@ Status fail_mpi(int mpi_err, const char* what);
 // Abort the job: prints "loom[rank]: fatal: ..." and calls MPI_Abort.
 [[noreturn]] void fatal(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// Collective errors, which several ranks reach at once, are printed once
+// (a job of 65 ranks printing 65 identical lines hides the message):
+//   - fail_all: an error every rank reaches identically (arguments agreed
+//     on); rank 0 prints it, saying all ranks agree;
+//   - fail_quiet: recorded for loom_last_error, printed by no one (another
+//     rank prints the cause);
+//   - DeferErrors: while one lives on this thread, fail() records without
+//     printing; agree_errors then prints each distinct message once.
+Status fail_all(loom_status_t code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+Status fail_quiet(loom_status_t code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+class DeferErrors {
+ public:
+  DeferErrors();
+  ~DeferErrors();
+  DeferErrors(const DeferErrors&) = delete;
+  DeferErrors& operator=(const DeferErrors&) = delete;
+
+ private:
+  bool was_;
+};
+// Collective over `comm`: combines each rank's outcome of one step.  The
+// lowest failing rank prints its message once, with how many ranks failed
+// and how many of them with the same message; a rank whose message differs
+// prints its own.  Ranks that succeeded return the first failure's code
+// with "<step> failed on rank R: <message>" as their message (not printed).
+Status agree_errors(Status mine, const char* step, int comm_size, int comm_rank, void* mpi_comm);
+
 const char* last_error();
 void set_log_errors(bool on);
-void set_log_rank(int rank);
+void set_log_rank(int rank, int nranks = 0);
 
 }  // namespace loom
 

@@ -14,6 +14,7 @@
 // core, and the debugger sees the real fault.
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -37,6 +38,10 @@ namespace {
 struct sigaction g_prev;
 bool g_installed = false;
 size_t (*g_describe)(uint64_t off, char* buf, size_t len) = nullptr;
+// Initial-exec TLS: read from the signal handler without a call into the
+// dynamic loader.
+__attribute__((tls_model("initial-exec"))) thread_local bool t_app_thread = false;
+pid_t g_app_tid = 0;
 
 bool try_map_at(uint64_t addr, uint64_t size) {
   void* want = reinterpret_cast<void*>(addr);
@@ -108,6 +113,12 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
   int saved = errno;
   uint8_t* a = static_cast<uint8_t*>(info->si_addr);
   if (rt.active && a >= rt.base && a < rt.base + rt.size) {
+    if (!t_app_thread)
+      fatal("thread %ld touched Loom memory at %p (a %s), but Loom supports one application thread per process "
+            "for now, the one that called loom_init (thread %ld): OpenMP or pthreads inside a rank must not touch "
+            "Loom memory yet; run one rank per core instead",
+            (long)syscall(SYS_gettid), info->si_addr,
+            fault_is_write(uctx) == 1 ? "write" : fault_is_write(uctx) == 0 ? "read" : "access", (long)g_app_tid);
     uint64_t page = (uint64_t)(a - rt.base) / kPage;
     if (g_on_fault(page, fault_is_write(uctx))) {
       errno = saved;
@@ -137,15 +148,22 @@ Status vm_reserve(MPI_Comm comm) {
     if (rt.cfg.base_address) break;
   }
   if (rt.cfg.base_address)
-    return fail(LOOM_ERR_ADDRESS,
+    return fail_all(LOOM_ERR_ADDRESS,
                 "LOOM_BASE=0x%llx: %llu bytes at that address are not free on every rank; choose another "
                 "address or unset LOOM_BASE",
                 (unsigned long long)rt.cfg.base_address, (unsigned long long)size);
-  return fail(LOOM_ERR_ADDRESS,
+  return fail_all(LOOM_ERR_ADDRESS,
               "no virtual range of %llu bytes is free at one address on every rank; set LOOM_MEM_SIZE "
               "smaller or LOOM_BASE to an address free in every process (e.g. 0x300000000000)",
               (unsigned long long)size);
 }
+
+void vm_set_app_thread() {
+  t_app_thread = true;
+  g_app_tid = (pid_t)syscall(SYS_gettid);
+}
+
+bool vm_on_app_thread() { return t_app_thread; }
 
 void vm_release() {
   if (rt.base) munmap(rt.base, rt.size);

@@ -16,6 +16,11 @@ void vm_release();
 // Faults on Loom pages go to on_fault (page, 1 write / 0 read / -1 unknown),
 // which returns false when the fault is not Loom's (then the handler
 // installed before Loom gets it).
+// The one application thread a rank supports: the one that called
+// loom_init.  A fault on Loom memory from another thread aborts the job
+// with a message (the protocol's state is not thread-safe).
+void vm_set_app_thread();
+bool vm_on_app_thread();
 // on_fault: the protocol's fault entry (false: no allocation covers the
 // page); describe: what lies near a byte offset no allocation covers, for
 // the message before the real SIGSEGV.

@@ -343,9 +343,29 @@ void test_from_env() {
   for (const char* n : names) unsetenv(n);
 }
 
+// Unknown LOOM_* variables: a typo is named with the setting it is nearest
+// to; settings, the scripts' own variables and other names pass silently.
+void test_unknown_env() {
+  char* env[] = {(char*)"LOOM_STAT=1", (char*)"LOOM_MEM_SIZE=64M", (char*)"PATH=/bin", (char*)"LOOM_MPI=mpich",
+                 (char*)"LOOM_FROBNICATE=3", (char*)"LOOM_PROTOCOLL=hlrc", (char*)"LOOMX=1", nullptr};
+  char buf[1024];
+  const size_t n = loom::config_unknown_env(env, buf, sizeof buf);
+  CHECK(n == std::strlen(buf));
+  CHECK(std::strstr(buf, "LOOM_STAT is not a Loom setting and is ignored (did you mean LOOM_STATS?)") != nullptr);
+  CHECK(std::strstr(buf, "LOOM_PROTOCOLL is not a Loom setting and is ignored (did you mean LOOM_PROTOCOL?)") != nullptr);
+  CHECK(std::strstr(buf, "LOOM_FROBNICATE is not a Loom setting and is ignored (LOOM_PRINT_CONFIG=1") != nullptr);
+  CHECK(std::strstr(buf, "LOOM_MEM_SIZE") == nullptr && std::strstr(buf, "LOOM_MPI") == nullptr &&
+        std::strstr(buf, "LOOMX") == nullptr && std::strstr(buf, "PATH") == nullptr);
+  char* clean[] = {(char*)"LOOM_STATS=1", (char*)"LOOM_VENV=/x", nullptr};
+  CHECK(loom::config_unknown_env(clean, buf, sizeof buf) == 0 && buf[0] == 0);
+  char small[8];
+  CHECK(loom::config_unknown_env(env, small, sizeof small) == n && small[0] == 0);  // too small: the length, no text
+}
+
 }  // namespace
 
 int main() {
+  test_unknown_env();
   test_parse_size();
   test_parse_one();
   test_defaults_and_validate();

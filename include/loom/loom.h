@@ -10,7 +10,11 @@
  *  - The library never exits the process on a user error and never prints to
  *    stdout.  An error that leaves the job inconsistent (a failed MPI call in
  *    the middle of a protocol step) aborts the job with a message on stderr.
- *  - Calls are made by one thread per process (MPI_THREAD_FUNNELED use).
+ *  - Calls are made by one thread per process, the one that called
+ *    loom_init (MPI_THREAD_FUNNELED use).  A call from another thread fails
+ *    with LOOM_ERR_THREAD, and a fault on Loom memory from another thread
+ *    (OpenMP or pthreads inside a rank) aborts the job with a message:
+ *    Loom cannot yet keep such threads coherent.
  *
  * Memory model
  *  Loom memory is one range reserved at the same virtual address on every
@@ -84,7 +88,8 @@ typedef enum loom_status {
   LOOM_ERR_ADDRESS = -8,          /* no virtual range free at one address on every rank */
   LOOM_ERR_MPI = -9,              /* the MPI library reported an error */
   LOOM_ERR_SYSTEM = -10,          /* a system call failed */
-  LOOM_ERR_BUSY = -11             /* the resource is held (e.g. unlock of a lock not held) */
+  LOOM_ERR_BUSY = -11,            /* the resource is held (e.g. unlock of a lock not held) */
+  LOOM_ERR_THREAD = -12           /* called from a thread other than the one that called loom_init */
 } loom_status_t;
 
 typedef enum loom_home_policy {

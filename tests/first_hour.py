@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""What a new user sees: runs tests/first_hour.c and checks its output.
+
+  first_hour.py --mpiexec M --prog P --build B CASE [--flags "..."]
+
+CASE: report (LOOM_STATS summary, LOOM_STATS_FILE with and without %r, the
+warning about an unknown LOOM_ variable), config (a bad setting on every rank
+is printed once), collective (collective errors are printed once),
+thread_call, thread_fault.  Exit 0 when every check holds."""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+FAILED = []
+
+
+def check(cond, what, out=""):
+    if cond:
+        print(f"ok: {what}")
+    else:
+        FAILED.append(what)
+        print(f"FAIL: {what}\n--- output ---\n{out}\n--------------")
+
+
+def run(a, mode, ranks, env, timeout=120):
+    e = dict(os.environ, LOOM_MEM_SIZE="64M")
+    e.pop("LOOM_STATS", None)
+    e.pop("LOOM_STATS_FILE", None)
+    e.update(env)
+    cmd = [a.mpiexec] + a.flags.split() + ["-n", str(ranks), a.prog, mode]
+    p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def lines_with(text, needle):
+    return [l for l in text.splitlines() if needle in l]
+
+
+def case_report(a):
+    build = json.load(open(os.path.join(a.build, "loom_build_info.json")))
+    with tempfile.TemporaryDirectory() as d:
+        one = os.path.join(d, "all.json")
+        rc, out, err = run(a, "report", 3, {"LOOM_STATS": "1", "LOOM_STATS_FILE": one, "LOOM_STAT": "1"})
+        both = out + err
+        check(rc == 0, "report: exit 0", both)
+        warn = lines_with(err, "LOOM_STAT is not a Loom setting")
+        check(len(warn) == 1 and "did you mean LOOM_STATS?" in warn[0], "the unknown LOOM_STAT is named once", err)
+        firsts = [err.find(f"loom[{r}] stats:") for r in range(3)]
+        check(all(f >= 0 for f in firsts) and firsts == sorted(firsts), "per-rank lines, in rank order", err)
+        check(all(len(lines_with(err, f"loom[{r}] stats:")) == 1 for r in range(3)), "each rank's line once", err)
+        check(len(lines_with(err, "loom stats: 3 ranks")) == 1, "one summary header", err)
+        allrow = [l for l in err.splitlines() if re.match(r"\s*all\s", l)]
+        check(len(allrow) == 1 and "(sums over ranks)" in allrow[0], "one totals row", err)
+        counted = {int(m.group(1)): (int(m.group(2)), int(m.group(3)))
+                   for m in re.finditer(r"rank (\d+) counted: barriers (\d+) locks (\d+)", out)}
+        check(sorted(counted) == [0, 1, 2], "every rank printed its counts", out)
+        try:
+            j = json.load(open(one))
+        except (OSError, ValueError) as ex:
+            j = None
+            check(False, f"one stats file of valid JSON ({ex})", err)
+        if j:
+            per = j.get("per_rank", [])
+            check([x["rank"] for x in per] == [0, 1, 2], "the stats file has every rank, in order", json.dumps(j)[:2000])
+            check(all(per[r]["locks"] == counted[r][1] and per[r]["barriers"] == counted[r][0] for r in counted),
+                  "the file counts what the program counted since loom_stats_reset", json.dumps(per)[:2000])
+            t = j.get("total", {})
+            check(t.get("locks") == sum(x["locks"] for x in per) and
+                  t.get("read_faults") == sum(x["read_faults"] for x in per), "totals are the sums", json.dumps(t))
+            check(t.get("loom", {}).get("commit") == build["commit"] and t["loom"].get("version") == build["version"],
+                  "the file names the build (version, commit)", json.dumps(t.get("loom")))
+            check(all(0 < x["wall"] < 60 for x in per), "each rank's wall time is there", json.dumps(per)[:2000])
+        pat = os.path.join(d, "r%r.json")
+        rc, out, err = run(a, "report", 3, {"LOOM_STATS_FILE": pat})
+        check(rc == 0, "report with %r: exit 0", out + err)
+        for r in range(3):
+            try:
+                x = json.load(open(pat.replace("%r", str(r))))
+                check(x["rank"] == r and x["loom"]["commit"] == build["commit"] and x["locks"] == 3,
+                      f"rank {r}'s own file", json.dumps(x)[:1000])
+            except (OSError, ValueError, KeyError) as ex:
+                check(False, f"rank {r}'s own file ({ex})", err)
+
+
+def case_config(a):
+    rc, out, err = run(a, "report", 3, {"LOOM_MEM_SIZE": "12Q"})
+    check(rc != 0, "a bad LOOM_MEM_SIZE fails the start", out + err)
+    errs = lines_with(err, "error:")
+    check(len(errs) == 1 and "12Q" in errs[0] and "(the same on all 3 ranks)" in errs[0],
+          "the bad setting is printed once, for all ranks", err)
+
+
+def case_collective(a):
+    rc, out, err = run(a, "collective", 3, {})
+    check(rc == 0, "collective: exit 0 (the program's checks pass)", out + err)
+    big = lines_with(err, "more than the global memory")
+    check(len(big) == 1 and "(the same on all 3 ranks)" in big[0], "a too-large collective block: one line", err)
+    diff = lines_with(err, "ranks passed different arguments")
+    check(len(diff) == 1 and "argument 1 (size) is 4096 on rank 0 but 12288 on rank 2" in diff[0],
+          "different sizes: one line naming the argument and the ranks", err)
+
+
+def case_thread_call(a):
+    rc, out, err = run(a, "thread_call", 2, {})
+    check(rc == 0, "a call from a second thread fails with LOOM_ERR_THREAD and the job goes on", out + err)
+
+
+def case_thread_fault(a):
+    rc, out, err = run(a, "thread_fault", 2, {})
+    check(rc != 0, "a fault from a second thread ends the job", out + err)
+    check(re.search(r"thread \d+ touched Loom memory at 0x[0-9a-f]+ \(a write\), but Loom supports one application "
+                    r"thread per process", err) is not None, "the message names the thread and the rule", err)
+    check("FAIL: the second thread's fault was served" not in err, "the fault was not served", err)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("case", choices=["report", "config", "collective", "thread_call", "thread_fault"])
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--prog", required=True)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--flags", default="")
+    a = ap.parse_args()
+    globals()["case_" + a.case](a)
+    print(f"first_hour {a.case}: {'FAILED: ' + '; '.join(FAILED) if FAILED else 'ok'}")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
