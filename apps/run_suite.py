@@ -5,8 +5,15 @@ over 1 rank, validation, and the Loom overhead breakdown (fault, barrier,
 lock, unlock, diff, polling) as fractions of run time.
 
   apps/run_suite.py [--apps sor,lu,...] [--ranks 1,2] [--size paper|test]
-                    [--json results/apps.json] [--build-dir build] [--timeout 1800]
-                    [--hosts H]
+                    [--reps R] [--json results/apps.json] [--build-dir build]
+                    [--timeout 1800] [--hosts H]
+
+--reps R runs every program R times (interleaved: each repetition runs every
+row once) and reports the median time, with the distribution-free 95%
+confidence interval of the median (order statistics, as loom_bench; with
+fewer than 6 repetitions the interval is [min, max]); the breakdown is the
+median run's.  More ranks than cores is allowed, with a warning: such times
+measure time-sharing, not speed-up.
 
 --hosts H also runs the Loom build of every row whose rank count H divides
 across H emulated hosts (scripts/cluster.sh run H ranks/H; needs root and
@@ -19,6 +26,7 @@ LOOM_* environment) and a description of the machine.
 """
 import argparse
 import json
+import math
 import os
 import platform
 import subprocess
@@ -87,50 +95,91 @@ def build_info(build_dir):
         return {"version": "unknown", "commit": "unknown"}
 
 
+def median_ci(xs):
+    """Median and distribution-free 95% CI of the median (bench/harness.cpp's rule)."""
+    v = sorted(xs)
+    n = len(v)
+    med = v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+    h = 1.96 * n ** 0.5 / 2
+    j, k = int(math.floor(n / 2 - h)), int(math.ceil(n / 2 + h))
+    if n < 6 or j < 0 or k > n - 1:
+        return med, [v[0], v[-1]]
+    return med, [v[j], v[k]]
+
+
+def warn_oversubscribed(counts, what):
+    """Say so when a run asks for more processes or threads than there are cores."""
+    cores = os.cpu_count() or 1
+    over = sorted({c for c in counts if c > cores})
+    if over:
+        print(f"warning: {what} {', '.join(map(str, over))} on {cores} cores: oversubscribed, so those times "
+              f"measure time-sharing, not speed-up", file=sys.stderr)
+
+
 def common_args(ap):
     """The options every suite runner shares."""
-    ap.add_argument("--json", default="")
-    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"))
-    ap.add_argument("--mpiexec-flags", default="")
-    ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--json", default="", help="write every row, the configuration and the machine here")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"), help="where the apps are built (default build)")
+    ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"), help="the launcher")
+    ap.add_argument("--mpiexec-flags", default="", help="extra launcher flags (Open MPI as root: --allow-run-as-root)")
+    ap.add_argument("--timeout", type=int, default=1800, help="seconds one run may take (default 1800)")
     ap.add_argument("--extra", default="", help="extra arguments for every program")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--apps", default=",".join(APPS))
-    ap.add_argument("--ranks", default="1,2")
-    ap.add_argument("--size", choices=["paper", "test"], default="paper")
+    ap.add_argument("--apps", default=",".join(APPS), help=f"comma-separated programs (default all: {','.join(APPS)})")
+    ap.add_argument("--ranks", default="1,2", help="comma-separated rank (and thread) counts (default 1,2)")
+    ap.add_argument("--size", choices=["paper", "test"], default="paper",
+                    help="paper: the programs' defaults, the papers' sizes; test: the small ctest sizes")
+    ap.add_argument("--reps", type=int, default=1, help="runs of every row; the table shows medians (default 1)")
     ap.add_argument("--hosts", type=int, default=0, help="also run across this many emulated hosts")
     common_args(ap)
     a = ap.parse_args()
+    if a.reps < 1:
+        ap.error("--reps must be at least 1")
 
     apps = [x for x in a.apps.split(",") if x]
+    unknown = [x for x in apps if x not in APPS]
+    if unknown:
+        ap.error(f"unknown program(s) {', '.join(unknown)}; the suite has {', '.join(APPS)}")
     ranks = [int(x) for x in a.ranks.split(",") if x]
+    warn_oversubscribed(ranks, "ranks/threads")
     env = dict(os.environ)
-    rows, jobs = [], [(app, r) for app in apps for r in ranks]
+    rows = [{"app": app, "ranks": r, "args": (TEST_ARGS.get(app, []) if a.size == "test" else []) + a.extra.split()}
+            for app in apps for r in ranks]
     bindir = os.path.join(a.build_dir, "apps")
-    for k, (app, r) in enumerate(jobs, 1):
-        args = (TEST_ARGS.get(app, []) if a.size == "test" else []) + a.extra.split()
-        row = {"app": app, "ranks": r, "args": args}
-        runs = ["threads", "loom"] + (["hosts"] if a.hosts > 1 and r % a.hosts == 0 else [])
-        for build in runs:
-            exe = os.path.join(bindir, f"{app}_{'loom' if build == 'hosts' else build}")
-            if not os.path.exists(exe):
-                row[build] = {"error": "not built"}
-                continue
-            if build == "threads":
-                cmd = [exe, "--workers", str(r)] + args
-            elif build == "hosts":
-                cmd = [os.path.join(ROOT, "scripts", "cluster.sh"), "run", str(a.hosts), str(r // a.hosts), "--", exe] + args
-            else:
-                cmd = [a.mpiexec] + a.mpiexec_flags.split() + ["-n", str(r), exe] + args
-            print(f"[{k}/{len(jobs)}] {app} {build} {r} ...", end="", file=sys.stderr, flush=True)
-            res, err, wall = run(cmd, a.timeout, env)
-            print(f" {res['time']:.3f} s" if res else f" FAILED ({err})", f"(wall {wall:.1f} s)", file=sys.stderr)
-            row[build] = res if res else {"error": err}
-        rows.append(row)
+    samples = {}  # (row index, build) -> list of results
+    for rep in range(a.reps):
+        for k, row in enumerate(rows):
+            app, r, args = row["app"], row["ranks"], row["args"]
+            runs = ["threads", "loom"] + (["hosts"] if a.hosts > 1 and r % a.hosts == 0 else [])
+            for build in runs:
+                exe = os.path.join(bindir, f"{app}_{'loom' if build == 'hosts' else build}")
+                if not os.path.exists(exe):
+                    samples.setdefault((k, build), []).append({"error": "not built"})
+                    continue
+                if build == "threads":
+                    cmd = [exe, "--workers", str(r)] + args
+                elif build == "hosts":
+                    cmd = [os.path.join(ROOT, "scripts", "cluster.sh"), "run", str(a.hosts), str(r // a.hosts), "--", exe] + args
+                else:
+                    cmd = [a.mpiexec] + a.mpiexec_flags.split() + ["-n", str(r), exe] + args
+                tag = f"[{k + 1}/{len(rows)}" + (f", rep {rep + 1}/{a.reps}]" if a.reps > 1 else "]")
+                print(f"{tag} {app} {build} {r} ...", end="", file=sys.stderr, flush=True)
+                res, err, wall = run(cmd, a.timeout, env)
+                print(f" {res['time']:.3f} s" if res else f" FAILED ({err})", f"(wall {wall:.1f} s)", file=sys.stderr)
+                samples.setdefault((k, build), []).append(res if res else {"error": err})
+    for (k, build), got in samples.items():
+        ok = [g for g in got if "time" in g]
+        if not ok:
+            rows[k][build] = got[-1]
+            continue
+        med, ci = median_ci([g["time"] for g in ok])
+        # The run nearest the median, for its breakdown and validation.
+        best = min(ok, key=lambda g: abs(g["time"] - med))
+        rows[k][build] = dict(best, time=med, ci95=ci, times=[g["time"] for g in ok], reps=len(ok),
+                              valid=all(g.get("valid") is True for g in ok) and len(ok) == len(got))
 
     # speed-up over the 1-rank Loom run of the same program, when measured
     one = {row["app"]: row["loom"].get("time") for row in rows if row["ranks"] == 1 and "time" in row.get("loom", {})}
@@ -138,6 +187,8 @@ def main():
         " ".join(f"{c:>7}" for c in CATS)
     if a.hosts > 1:
         hdr += f"  {str(a.hosts) + ' hosts s':>10} {'/1 host':>7} {'valid':>5}  " + " ".join(f"{c:>7}" for c in CATS)
+    if a.reps > 1:
+        hdr += f"  {'loom 95% CI of median':>23} {'threads 95% CI':>23}"
     print(hdr)
     print("-" * len(hdr))
     f = lambda x, w, p: f"{x:>{w}.{p}f}" if isinstance(x, (int, float)) else f"{'-':>{w}}"
@@ -159,13 +210,16 @@ def main():
             row["valid"] = valid and hv
             line += (f"  {f(ht, 10, 3)} {f(row['hosts_over_one_host'], 7, 2)} {'yes' if hv else 'NO':>5}  " +
                      " ".join(f(ho.get("breakdown", {}).get(c), 7, 3) for c in CATS))
+        if a.reps > 1:
+            ci = lambda d: f"[{d['ci95'][0]:9.3f}, {d['ci95'][1]:9.3f}]" if "ci95" in d else f"{'-':>23}"
+            line += f"  {ci(lo):>23} {ci(th):>23}"
         print(line)
     if a.json:
         os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
         loom_env = {k: v for k, v in os.environ.items() if k.startswith("LOOM_")}
         with open(a.json, "w") as f:
             json.dump({"suite": "apps", "loom": build_info(a.build_dir),
-                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "size": a.size, "ranks": ranks, "hosts": a.hosts, "rows": rows,
+                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "size": a.size, "reps": a.reps, "ranks": ranks, "hosts": a.hosts, "rows": rows,
                        "loom_config": loom_env or "defaults", "machine": machine(a.mpiexec)}, f, indent=1)
         print(f"wrote {a.json}", file=sys.stderr)
     return 0 if all(r["valid"] for r in rows) else 1

@@ -36,7 +36,10 @@ std::string mpi_version() {
   std::string s(v, (size_t)len);
   s = s.substr(0, s.find('\n'));
   while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.pop_back();
-  return s;
+  std::string one;  // runs of blanks as one
+  for (char c : s)
+    if (!(c == ' ' && !one.empty() && one.back() == ' ')) one += c;
+  return one;
 }
 
 Summary summarize(std::vector<double> v) {
@@ -149,8 +152,6 @@ std::string rule_text(const Options& opt) {
   return o.str();
 }
 
-void Report::add(Result r) { results_.push_back(std::move(r)); }
-
 static std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
@@ -169,26 +170,61 @@ static std::string num(double x) {
   return b;
 }
 
-void Report::finish(const Options& opt, int ranks) const {
+namespace {
+void print_row(const Result& r) {
+  std::string p;
+  for (auto& [k, v] : r.params) p += (p.empty() ? "" : " ") + k + "=" + num(v);
+  std::printf("%-34s %-22s %-6s %12.4g %12.4g %12.4g   [%9.4g, %9.4g] %4d%s\n", r.name.c_str(), p.c_str(),
+              r.unit.c_str(), r.s.median, r.s.min, r.s.max, r.s.lo, r.s.hi, r.s.reps, r.s.converged ? "" : "*");
+  for (auto& [k, v] : r.extra) std::printf("%-34s   %s = %.4g\n", "", k.c_str(), v);
+  std::fflush(stdout);
+}
+}  // namespace
+
+void Report::begin(const Options& opt, int ranks) {
+  opt_ = opt;
+  ranks_ = ranks;
   if (rank() != 0) return;
   std::printf("# %s, %d ranks, %s\n# rule: %s\n", benchmark_.c_str(), ranks, mpi_version().c_str(),
               rule_text(opt).c_str());
   std::printf("%-34s %-22s %-6s %12s %12s %12s %23s %4s\n", "result", "params", "unit", "median", "min", "max",
               "95% CI of median", "reps");
-  for (const Result& r : results_) {
-    std::string p;
-    for (auto& [k, v] : r.params) p += (p.empty() ? "" : " ") + k + "=" + num(v);
-    std::printf("%-34s %-22s %-6s %12.4g %12.4g %12.4g   [%9.4g, %9.4g] %4d%s\n", r.name.c_str(), p.c_str(),
-                r.unit.c_str(), r.s.median, r.s.min, r.s.max, r.s.lo, r.s.hi, r.s.reps, r.s.converged ? "" : "*");
-    for (auto& [k, v] : r.extra) std::printf("%-34s   %s = %.4g\n", "", k.c_str(), v);
-  }
+  std::fflush(stdout);
+  write_json();
+}
+
+// Each row is printed when measured, and the JSON rewritten, so a run that is
+// stopped keeps what it measured.
+void Report::add(Result r) {
+  results_.push_back(std::move(r));
+  if (rank() != 0) return;
+  print_row(results_.back());
+  write_json();
+}
+
+void Report::set_loom_stats(const std::string& json) {
+  stats_ = json;
+  if (rank() == 0) write_json();
+}
+
+void Report::finish() const {
+  if (rank() != 0) return;
   for (auto& [k, v] : notes_) std::printf("# %s: %s\n", k.c_str(), v.c_str());
   std::printf("# * = the CI did not reach the target width within the cap\n");
   std::fflush(stdout);
-  if (opt.json.empty()) return;
-  std::ofstream f(opt.json);
+  write_json();
+}
+
+// The whole file, written beside the target and renamed over it: a reader
+// (or a stop) never sees half a file.
+void Report::write_json() const {
+  if (opt_.json.empty()) return;
+  const std::string tmp = opt_.json + ".partial";
+  std::ofstream f(tmp);
   if (!f) {
-    std::fprintf(stderr, "loom_bench: cannot write %s\n", opt.json.c_str());
+    static bool said = false;
+    if (!said) std::fprintf(stderr, "loom_bench: cannot write %s\n", tmp.c_str());
+    said = true;
     return;
   }
   char host[256] = "";
@@ -200,9 +236,9 @@ void Report::finish(const Options& opt, int ranks) const {
   struct tm tm;
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
   f << "{\n \"schema\": \"loom-bench/1\",\n \"loom\": " << loom_build_info() << ",\n \"date\": \"" << date
-    << "\",\n \"benchmark\": \"" << esc(benchmark_) << "\",\n \"ranks\": " << ranks
+    << "\",\n \"benchmark\": \"" << esc(benchmark_) << "\",\n \"ranks\": " << ranks_
     << ",\n \"mpi\": \"" << esc(mpi_version()) << "\",\n \"host\": \"" << esc(host) << "\",\n \"rule\": \""
-    << esc(rule_text(opt)) << "\",\n \"loom_config\": \"" << esc(cfg) << "\",\n \"notes\": {";
+    << esc(rule_text(opt_)) << "\",\n \"loom_config\": \"" << esc(cfg) << "\",\n \"notes\": {";
   const char* sep = "";
   for (auto& [k, v] : notes_) f << sep << "\"" << esc(k) << "\": \"" << esc(v) << "\"", sep = ", ";
   f << "},\n \"results\": [";
@@ -226,6 +262,9 @@ void Report::finish(const Options& opt, int ranks) const {
     sep = ",";
   }
   f << "\n ],\n \"loom_stats\": " << stats_ << "\n}\n";
+  f.close();
+  if (!f || std::rename(tmp.c_str(), opt_.json.c_str()) != 0)
+    std::fprintf(stderr, "loom_bench: cannot write %s\n", opt_.json.c_str());
 }
 
 }  // namespace bench

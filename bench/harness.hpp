@@ -71,16 +71,22 @@ struct Result {
   std::vector<double> raw;                  // raw samples behind the histogram
 };
 
+// The table on stdout and the JSON file, by rank 0: the header at begin,
+// each row as it is added (the JSON rewritten each time, so a stopped run
+// keeps its rows), the notes at finish.
 class Report {
  public:
   explicit Report(std::string benchmark) : benchmark_(std::move(benchmark)) {}
+  void begin(const Options& opt, int ranks);
   void add(Result r);
   void note(const std::string& k, const std::string& v) { notes_[k] = v; }
-  void set_loom_stats(const std::string& json) { stats_ = json; }
-  // Table on stdout and JSON (rank 0 only).
-  void finish(const Options& opt, int ranks) const;
+  void set_loom_stats(const std::string& json);
+  void finish() const;
 
  private:
+  void write_json() const;
+  Options opt_;
+  int ranks_ = 0;
   std::string benchmark_;
   std::vector<Result> results_;
   std::map<std::string, std::string> notes_;

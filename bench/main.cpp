@@ -1,13 +1,7 @@
 // loom_bench: every benchmark behind docs/BENCHMARKS.md, one driver.
 //
-//   mpiexec -n 2 loom_bench <command> [--json PATH] [--min-reps N] [--max-reps N]
-//                                     [--ci 0.05] [--warmup N] [--max-bytes B]
-//                                     [--iters N] [--tiny] [--n 2048] [--sweeps 50]
-// commands:
-//   comm:  pingpong bw rma barrier
-//   time:  clock collectives
-//   dsm:   pagefetch fault diff lock barrier_dirty remote_rw jacobi migrate
-//   groups: comm, time, dsm, all
+//   mpiexec -n 2 loom_bench <command|group> [options]   (loom_bench --help
+//   describes every command and option)
 #include <cstring>
 #include <string>
 #include <vector>
@@ -22,34 +16,81 @@ struct Command {
   const char* name;
   const char* group;
   int min_ranks;
+  const char* what;
 };
 const Command kCommands[] = {
-    {"pingpong", "comm", 2},     {"bw", "comm", 2},       {"rma", "comm", 2},      {"barrier", "comm", 2},
-    {"clock", "time", 2},        {"collectives", "time", 2}, {"pagefetch", "dsm", 2}, {"fault", "dsm", 2},
-    {"diff", "dsm", 1},          {"lock", "dsm", 2},      {"barrier_dirty", "dsm", 2}, {"remote_rw", "dsm", 2},
-    {"jacobi", "dsm", 1},        {"migrate", "dsm", 2},
+    {"pingpong", "comm", 2, "MPI send/receive round trip, 8 B to --max-bytes (us)"},
+    {"bw", "comm", 2, "MPI streaming bandwidth, 8 B to --max-bytes (MB/s)"},
+    {"rma", "comm", 2, "MPI_Get/Put/Accumulate latency and a flush (us)"},
+    {"barrier", "comm", 2, "MPI_Barrier against loom_barrier with nothing dirty (us)"},
+    {"clock", "time", 2, "the global clock: offset error against a ping-pong reference"},
+    {"collectives", "time", 2, "MPI collectives timed on the global clock (us)"},
+    {"pagefetch", "dsm", 2, "one page fetched from its home: the fault path against a raw MPI_Get (us)"},
+    {"fault", "dsm", 2, "read and write faults, local and remote home (us)"},
+    {"diff", "dsm", 1, "twin, diff and apply of a page with scattered writes (us)"},
+    {"lock", "dsm", 2, "loom_lock/unlock hand-over between ranks, contended and not (us)"},
+    {"barrier_dirty", "dsm", 2, "loom_barrier with pages written since the last one (us)"},
+    {"remote_rw", "dsm", 2, "reads and writes of pages homed elsewhere, per page (us)"},
+    {"jacobi", "dsm", 1, "2-D Jacobi (--n, --sweeps): sequential, Loom, speed-up, bit-identical result"},
+    {"migrate", "dsm", 2, "Jacobi with homes placed badly, with and without home migration"},
 };
 
-void usage() {
-  std::fprintf(stderr, "usage: mpiexec -n N loom_bench <command|comm|time|dsm|all> [options]\ncommands:");
-  for (const Command& c : kCommands) std::fprintf(stderr, " %s", c.name);
-  std::fprintf(stderr,
-               "\noptions: --json PATH --min-reps N --max-reps N --ci FRACTION --warmup N --max-bytes B --iters N "
-               "--tiny --n N --sweeps N\n");
+void usage(FILE* f) {
+  std::fprintf(f,
+               "usage: mpiexec -n N loom_bench <command|group> [options]\n"
+               "Every figure is the median of repeated samples, with its min, max and the 95%% confidence interval\n"
+               "of the median; a row is printed as soon as it is measured.\n\ncommands (at least that many ranks):\n");
+  for (const Command& c : kCommands) std::fprintf(f, "  %-14s %-5s %d  %s\n", c.name, c.group, c.min_ranks, c.what);
+  std::fprintf(f,
+               "groups: comm, time, dsm (the commands above with that group), all\n\noptions:\n"
+               "  --json PATH      write the results as JSON (bench/schema.json), rewritten after every row\n"
+               "  --min-reps N     at least N samples per figure (default 7)\n"
+               "  --max-reps N     at most N samples per figure (default 41)\n"
+               "  --ci FRACTION    stop sampling when the 95%% CI of the median is within this fraction of it\n"
+               "                   (default 0.05)\n"
+               "  --warmup N       samples taken and discarded first (default 2)\n"
+               "  --max-bytes B    largest message or transfer size (default 4194304)\n"
+               "  --iters N        inner iterations per sample (default: each benchmark's own)\n"
+               "  --tiny           smallest sizes and 3 samples (the tests use it)\n"
+               "  --n N            jacobi, migrate: grid side (default 2048)\n"
+               "  --sweeps N       jacobi, migrate: sweeps per sample (default 50)\n"
+               "  --help           this text\n");
+}
+
+// The reason the command line is wrong, or "" when it is fine.
+std::string check(const std::string& what, bool bad_option, const std::string& bad_word,
+                  const std::vector<const Command*>& run) {
+  if (!bad_word.empty()) return "unknown or incomplete option " + bad_word;
+  if (bad_option) return "an option is out of range (--min-reps >= 1, --max-reps >= --min-reps, --ci > 0, --max-bytes >= 1, --n >= 4, --sweeps >= 1)";
+  if (what.empty()) return "no command given";
+  if (run.empty()) return "unknown command " + what;
+  int possible = 0;
+  std::string need;
+  for (const Command* c : run) {
+    if (nranks() >= c->min_ranks) possible++;
+    else need = c->name + std::string(" needs at least ") + std::to_string(c->min_ranks) + " ranks";
+  }
+  if (!possible) return need + "; this run has " + std::to_string(nranks()) + " (mpiexec -n N)";
+  return "";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; i++)
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      usage(stdout);
+      return 0;
+    }
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   Options o;
-  std::string what;
+  std::string what, bad_word;
   int n = 2048, sweeps = 50;
   bool bad = false;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
-    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : (bad = true, "0"); };
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : (bad_word = a, "0"); };
     if (a == "--json") o.json = next();
     else if (a == "--min-reps") o.min_reps = std::atoi(next());
     else if (a == "--max-reps") o.max_reps = std::atoi(next());
@@ -61,19 +102,24 @@ int main(int argc, char** argv) {
     else if (a == "--n") n = std::atoi(next());
     else if (a == "--sweeps") sweeps = std::atoi(next());
     else if (a[0] != '-' && what.empty()) what = a;
-    else bad = true;
+    else if (bad_word.empty()) bad_word = a;
   }
   if (o.tiny) o.max_bytes = std::min<size_t>(o.max_bytes, 4096);
-  if (o.min_reps < 1 || o.max_reps < o.min_reps || o.rel_ci <= 0 || o.max_bytes < 1) bad = true;
+  if (o.min_reps < 1 || o.max_reps < o.min_reps || o.rel_ci <= 0 || o.max_bytes < 1 || n < 4 || sweeps < 1) bad = true;
   std::vector<const Command*> run;
   for (const Command& c : kCommands)
     if (what == c.name || what == c.group || what == "all") run.push_back(&c);
-  if (bad || run.empty()) {
-    if (rank() == 0) usage();
+  const std::string why = check(what, bad, bad_word, run);
+  if (!why.empty()) {
+    if (rank() == 0) {
+      std::fprintf(stderr, "loom_bench: %s\n", why.c_str());
+      usage(stderr);
+    }
     MPI_Finalize();
     return 2;
   }
   Report rep(what);
+  rep.begin(o, nranks());
   for (const Command* c : run) {
     if (nranks() < c->min_ranks) {
       if (rank() == 0) std::fprintf(stderr, "loom_bench: %s needs at least %d ranks; skipped\n", c->name, c->min_ranks);
@@ -95,7 +141,7 @@ int main(int argc, char** argv) {
     else if (cmd == "jacobi") run_jacobi(o, rep, o.tiny ? 256 : n, o.tiny ? 5 : sweeps);
     else if (cmd == "migrate") run_migrate(o, rep, o.tiny ? 256 : n, o.tiny ? 5 : sweeps);
   }
-  rep.finish(o, nranks());
+  rep.finish();
   MPI_Finalize();
   return 0;
 }

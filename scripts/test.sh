@@ -9,6 +9,11 @@ cd "$(dirname "$0")/.."
 # Open MPI's osc/ucx prints a harmless error when UCX has no transport.
 [ "${LOOM_MPI:-mpich}" = openmpi ] && export OMPI_MCA_osc=${OMPI_MCA_osc:-^ucx}
 scripts/setup.sh
+# matplotlib, for the test of `loom plot` (skipped without it).
+venv=${LOOM_VENV:-$PWD/.venv}
+"$venv/bin/python3" -c "import matplotlib" 2>/dev/null ||
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check matplotlib ||
+  echo "test: could not install matplotlib; the plot test will be skipped" >&2
 (cd "${BUILD_DIR:-build}" && ctest --output-on-failure --timeout 300 -j 1 "$@")
 if [ $# -eq 0 ] && [ "${LOOM_MPI:-mpich}" = mpich ]; then
   scripts/sanitize.sh

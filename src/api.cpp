@@ -506,6 +506,7 @@ loom_status_t loom_finalize(void) {
   return s.code();
 }
 
+int loom_direct_peers(void) { return rt.active ? rt.tp.direct_peers() : -1; }
 int loom_rank(void) { return rt.active ? rt.rank : -1; }
 int loom_nranks(void) { return rt.active ? rt.nranks : 0; }
 double loom_wtime(void) { return rt.active ? clock_local() : now(); }

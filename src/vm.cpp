@@ -67,6 +67,15 @@ uint64_t propose(uint64_t size, int attempt) {
   return 0x100000000000ull + (uint64_t)attempt * 0x80000000000ull;
 }
 
+long max_map_count() {
+  long v = -1;
+  if (FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+    if (std::fscanf(f, "%ld", &v) != 1) v = -1;
+    std::fclose(f);
+  }
+  return v;
+}
+
 int fault_is_write(void* uctx) {
 #if defined(__x86_64__)
   auto* uc = static_cast<ucontext_t*>(uctx);
@@ -192,9 +201,17 @@ void vm_remove_handler() {
 void vm_protect(uint64_t first_page, uint64_t n, PageState s) {
   if (n == 0) return;
   int prot = s == kNone ? PROT_NONE : s == kRO ? PROT_READ : PROT_READ | PROT_WRITE;
-  if (mprotect(rt.base + first_page * kPage, n * kPage, prot) != 0)
-    fatal("mprotect of %llu pages at page %llu failed: %s", (unsigned long long)n,
-          (unsigned long long)first_page, std::strerror(errno));
+  if (mprotect(rt.base + first_page * kPage, n * kPage, prot) != 0) {
+    const int e = errno;
+    if (e == ENOMEM)  // the kernel's limit on mappings: each run of pages with one protection is one
+      fatal("mprotect of %llu pages at page %llu failed: %s: this process has reached the kernel's limit on "
+            "mappings (vm.max_map_count, %ld here); Loom may need one per page of global memory in use "
+            "(LOOM_MEM_SIZE / 4096 = %llu): raise it, e.g. sysctl -w vm.max_map_count=%llu",
+            (unsigned long long)n, (unsigned long long)first_page, std::strerror(e), max_map_count(),
+            (unsigned long long)rt.npages, (unsigned long long)(rt.npages + 65536));
+    fatal("mprotect of %llu pages at page %llu failed: %s", (unsigned long long)n, (unsigned long long)first_page,
+          std::strerror(e));
+  }
 }
 
 }  // namespace loom

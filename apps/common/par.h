@@ -71,6 +71,12 @@ void par_report(const char* app, int valid, const char* extra);
 int par_arg_int(int argc, char** argv, const char* name, int dflt);   /* --name N */
 double par_arg_double(int argc, char** argv, const char* name, double dflt);
 int par_arg_flag(int argc, char** argv, const char* name);            /* --name */
+/* --help (or -h): par_main prints the usage; the worker runs alone, without
+ * Loom, and every par_arg_* call prints its option and default; the first
+ * par_alloc, par_barrier or par_region_begin ends the process (exit 0). */
+extern int par_help_mode;
+int par_help_start(int argc, char** argv); /* par_main: 1 when --help is given */
+void par_help_stop(void);                   /* ends the process in help mode */
 /* A JSON number for the extra members: v as %.3e into buf, or "null" when
  * !have (a check that did not apply).  Returns buf. */
 const char* par_json_num(char* buf, size_t len, int have, double v);

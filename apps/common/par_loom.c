@@ -19,6 +19,10 @@ static void die(const char* what, loom_status_t s) {
 }
 
 int par_main(int argc, char** argv, par_worker_fn worker) {
+  if (par_help_start(argc, argv)) {
+    worker(argc, argv);
+    par_help_stop();
+  }
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   loom_status_t s = loom_init(&argc, &argv, NULL);
@@ -41,11 +45,12 @@ int par_main(int argc, char** argv, par_worker_fn worker) {
   return any ? 1 : 0;
 }
 
-int par_id(void) { return loom_rank(); }
-int par_nworkers(void) { return loom_nranks(); }
+int par_id(void) { return par_help_mode ? 0 : loom_rank(); }
+int par_nworkers(void) { return par_help_mode ? 1 : loom_nranks(); }
 const char* par_build(void) { return "loom"; }
 
 void* par_alloc(size_t bytes) {
+  par_help_stop();
   void* p = NULL;
   loom_status_t s = loom_alloc_collective(bytes ? bytes : 1, &p);
   if (s != LOOM_OK) die("par_alloc", s);
@@ -58,6 +63,7 @@ void par_free(void* p) {
 }
 
 void par_barrier(void) {
+  par_help_stop();
   loom_status_t s = loom_barrier();
   if (s != LOOM_OK) die("par_barrier", s);
 }

@@ -32,6 +32,11 @@ static void* run(void* arg) {
 }
 
 int par_main(int argc, char** argv, par_worker_fn worker) {
+  if (par_help_start(argc, argv)) {
+    g_n = 1;
+    worker(argc, argv);
+    par_help_stop();
+  }
   const char* env = getenv("PAR_WORKERS");
   if (env) g_n = atoi(env);
   int j = 0;
@@ -73,7 +78,10 @@ int par_id(void) { return t_id; }
 int par_nworkers(void) { return g_n; }
 const char* par_build(void) { return "threads"; }
 
-void par_barrier(void) { pthread_barrier_wait(&g_bar); }
+void par_barrier(void) {
+  par_help_stop();
+  pthread_barrier_wait(&g_bar);
+}
 void par_checkpoint(void) { par_barrier(); }  /* nothing outlives the process */
 int par_restarted(void) { return 0; }
 void par_die(void) { abort(); }

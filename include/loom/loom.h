@@ -154,6 +154,10 @@ typedef struct loom_config {
   int exact;                        /* 1 (default): a lock's acquire drops the lazy pages written in the intervals it acquires (vector timestamps); 0: every page another rank writes (LOOM_EXACT) */
 } loom_config_t;
 
+/* Fill cfg with the defaults and the LOOM_* environment variables (as
+ * loom_init(..., NULL) would), for a program that changes a few fields and
+ * passes cfg to loom_init.  Fails with the variable's name if one is
+ * malformed. */
 LOOM_API loom_status_t loom_config_default(loom_config_t *cfg);
 
 /* Start Loom (collective).  Initializes MPI if the program has not.  argc and
@@ -198,6 +202,11 @@ LOOM_API loom_status_t loom_start_serial(int *argc, char ***argv, const loom_con
 LOOM_API loom_status_t loom_spawn(void (*fn)(void *), void *arg, unsigned flags);
 LOOM_API loom_status_t loom_join(void);
 LOOM_API int loom_serial(void); /* 1 after loom_start_serial, until loom_finalize */
+
+/* How many other ranks this rank maps directly (the ranks on its host, with
+ * LOOM_LOCAL_MAP=1); the rest are reached through MPI.  -1 when not
+ * initialized. */
+LOOM_API int loom_direct_peers(void);
 
 LOOM_API int loom_rank(void);    /* -1 when not initialized */
 LOOM_API int loom_nranks(void);  /* 0 when not initialized */
@@ -422,6 +431,8 @@ LOOM_API loom_status_t loom_stats_json(char *buf, size_t len);
 /* The effective configuration, one "LOOM_X=value  # help" line per setting. */
 LOOM_API loom_status_t loom_config_string(char *buf, size_t len);
 
+/* The name of a status ("invalid argument", ...), and the detailed message
+ * of the last failing call on this thread (cause, values, what to do). */
 LOOM_API const char *loom_strerror(loom_status_t s);
 LOOM_API const char *loom_last_error(void);
 
