@@ -14,12 +14,12 @@ scripts/setup.sh
 venv=${LOOM_VENV:-$PWD/.venv}
 flags=()
 [ "${LOOM_MPI:-mpich}" = openmpi ] && [ "$(id -u)" = 0 ] && flags=(--allow-run-as-root --oversubscribe)
-machine() {  # cores, load average, and a warning when the load leaves less than 2 cores free
+machine() {  # cores, load average, and before the run a warning when the load leaves less than 2 cores free
   local cores load
   cores=$(nproc)
   read -r load _ < /proc/loadavg
   echo "demo: $1: $cores cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min), MPI: $(cat "$venv/.loom-mpi" 2>/dev/null || echo "the one in $venv") ($venv/bin/mpiexec)"
-  if awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > c - 2 + 0.5) }'; then
+  if [ "$1" = before ] && awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > c - 2 + 0.5) }'; then
     echo "demo: warning: the machine is busy (load $load on $cores cores): the 2 ranks share cores with other work, and the speed-up reads low"
   fi
 }

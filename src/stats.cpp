@@ -136,11 +136,17 @@ loom_stats_t sum_of(const std::vector<RankStats>& all, double* wall) {
 void print_summary(const std::vector<RankStats>& all) {
   double wall_sum = 0;
   const loom_stats_t t = sum_of(all, &wall_sum);
+  char how[128];
+  if (rt.tp.direct_peers() == rt.nranks - 1)
+    std::snprintf(how, sizeof how, "every peer of rank 0 mapped directly");
+  else
+    std::snprintf(how, sizeof how, "rank 0 maps %d peers directly, the others through %s", rt.tp.direct_peers(),
+                  rt.tp.kind_name());
   std::fprintf(stderr,
-               "loom stats: %d ranks (rank 0 maps %d directly, the others through %s); seconds from loom_init "
-               "(or loom_stats_reset) to loom_finalize, and %% of that rank's wall time\n"
+               "loom stats: %d ranks (%s); seconds from loom_init (or loom_stats_reset) to loom_finalize, and %% of "
+               "that rank's wall time\n"
                "%6s %9s %16s %16s %16s %16s %7s %10s %10s %8s %8s %8s\n",
-               rt.nranks, rt.tp.direct_peers(), rt.tp.kind_name(), "rank", "wall", "fault", "barrier", "lock", "unlock", "compute",
+               rt.nranks, how, "rank", "wall", "fault", "barrier", "lock", "unlock", "compute",
                "faults", "fetched", "diffs", "barriers", "locks");
   auto row = [](const char* who, const loom_stats_t& s, double wall, bool sum) {
     auto part = [&](double x, char* out) {
