@@ -39,39 +39,31 @@ const char* last_error() { return g_msg; }
 DeferErrors::DeferErrors() : was_(g_defer) { g_defer = true; }
 DeferErrors::~DeferErrors() { g_defer = was_; }
 
-Status fail(loom_status_t code, const char* fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  record(buf, !g_defer);
-  return Status(code);
-}
+namespace {
+enum class Print { Here, Nobody, Rank0ForAll };
 
-Status fail_quiet(loom_status_t code, const char* fmt, ...) {
+Status vfail(loom_status_t code, Print who, const char* fmt, va_list ap) {
   char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
   std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  record(buf, false);
-  return Status(code);
-}
-
-Status fail_all(loom_status_t code, const char* fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  record(buf, false);
-  if (g_log && !g_defer && g_rank <= 0) {
+  record(buf, who == Print::Here && !g_defer);
+  if (who == Print::Rank0ForAll && g_log && !g_defer && g_rank <= 0) {
     if (g_nranks > 1) std::fprintf(stderr, "loom[%d]: error: %s (the same on all %d ranks)\n", g_rank, buf, g_nranks);
     else std::fprintf(stderr, "loom[%d]: error: %s\n", g_rank, buf);
   }
   return Status(code);
 }
+}  // namespace
+
+#define LOOM_VFAIL(code, who)                  \
+  va_list ap;                                  \
+  va_start(ap, fmt);                           \
+  Status st = vfail(code, who, fmt, ap);       \
+  va_end(ap);                                  \
+  return st
+
+Status fail(loom_status_t code, const char* fmt, ...) { LOOM_VFAIL(code, Print::Here); }
+Status fail_quiet(loom_status_t code, const char* fmt, ...) { LOOM_VFAIL(code, Print::Nobody); }
+Status fail_all(loom_status_t code, const char* fmt, ...) { LOOM_VFAIL(code, Print::Rank0ForAll); }
 
 Status agree_errors(Status mine, const char* step, int comm_size, int comm_rank, void* mpi_comm) {
   MPI_Comm comm = *static_cast<MPI_Comm*>(mpi_comm);
