@@ -13,6 +13,7 @@
 #include "clock.hpp"
 #include "config.hpp"
 #include "heap.hpp"
+#include "trace.hpp"
 #include "intercept.hpp"
 #include "small_alloc.hpp"
 #include "protocol/protocol.hpp"
@@ -264,6 +265,8 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   uint64_t shape[8] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
                        (uint64_t)rt.cfg.transport, (uint64_t)rt.cfg.protocol, (uint64_t)rt.cfg.migrate,
                        (uint64_t)rt.cfg.exact};
+  uint64_t tracing = rt.cfg.trace_dir[0] != 0;
+  LOOM_TRY(agree(&tracing, 1, "loom_init (LOOM_TRACE set on some ranks only)"));
   LOOM_TRY(agree(shape, 8,
                  "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP, LOOM_TRANSPORT, LOOM_PROTOCOL, "
                  "LOOM_MIGRATE, LOOM_EXACT)"));
@@ -301,6 +304,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
       return checkpoint_restore(rt.cfg.restart_dir);
     }(), "loom_init: the restart"));
   stat_clock_init();
+  LOOM_TRY(trace_start());  // before rt.active: a failure leaves nothing behind
   rt.active = true;
   static bool exit_armed = false;
   if (!exit_armed) exit_armed = std::atexit(exit_without_finalize) == 0;
@@ -331,6 +335,7 @@ void lift_state() {
 
 Status barrier() {
   double t0 = stat_now();
+  const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   rt.ivl.in_barrier = true;  // no interval record: this barrier's acquire covers the interval
   proto_release();
   rt.ivl.in_barrier = false;
@@ -356,6 +361,7 @@ Status barrier() {
   if (prefetch) sync_barrier_raw();
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;
+  if (trace_on()) trace_event(Ev::Barrier, tt, rt.st.s.barriers, 0);
   return Status::ok();
 }
 
@@ -387,21 +393,25 @@ Status barrier_arrive(const int* ranks, int n, const char* fn) {
     return fail(LOOM_ERR_BUSY, "%s: this rank has arrived at a split barrier already; call loom_barrier_wait first", fn);
   LOOM_TRY(group_of(ranks, n, fn, &rt.sync.pending_group));
   double t0 = stat_now();
+  const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   proto_release();
   sync_group_arrive(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size());
   rt.sync.barrier_pending = true;
   rt.st.s.t_barrier += stat_now() - t0;
+  if (trace_on()) trace_event(Ev::Barrier, tt, rt.st.s.barriers + 1, 0, 1);
   return Status::ok();
 }
 
 Status barrier_wait(const char* fn) {
   if (!rt.sync.barrier_pending) return fail(LOOM_ERR_BUSY, "%s: no split barrier is pending (call loom_barrier_arrive)", fn);
   double t0 = stat_now();
+  const uint64_t tt = trace_on() ? trace_now() : 0;
   sync_group_wait(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size());
   proto_acquire();
   rt.sync.barrier_pending = false;
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;
+  if (trace_on()) trace_event(Ev::Barrier, tt, rt.st.s.barriers, 0, 2);
   return Status::ok();
 }
 
@@ -470,6 +480,7 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
   sync_barrier_raw();
   ck.collective.emplace_back(first, npages);
   *out = rt.base + first * kPage;
+  if (trace_on()) trace_event(Ev::Alloc, trace_now(), first, npages | (uint64_t)kHeapCollective << 56);
   return Status::ok();
 }
 
@@ -496,6 +507,7 @@ loom_status_t loom_finalize(void) {
   REQUIRE_INIT();
   spawn_before_finalize();
   Status s = barrier();
+  trace_stop();
   stats_finalize_report();
   intercept_publish_range(nullptr, 0);
   rt.active = false;
@@ -573,6 +585,7 @@ loom_status_t loom_alloc(size_t size, void** out) {
   notices_process();
   proto_forget_copies(first, npages, true);
   *out = rt.base + first * kPage;
+  if (trace_on()) trace_event(Ev::Alloc, trace_now(), first, npages | (uint64_t)kHeapSingle << 56);
   return LOOM_OK;
 }
 
@@ -595,6 +608,7 @@ loom_status_t loom_free(void* ptr) {
   proto_release();
   s = heap_free(page, kHeapSingle, &n);  // every rank forgets the pages (proto_free_block)
   if (!s.is_ok()) return s.code();
+  if (trace_on()) trace_event(Ev::Free, trace_now(), page, n | (uint64_t)kHeapSingle << 56);
   return LOOM_OK;
 }
 
@@ -632,6 +646,7 @@ loom_status_t loom_free_collective(void* ptr) {
       coll.erase(coll.begin() + (ptrdiff_t)i);
       break;
     }
+  if (trace_on()) trace_event(Ev::Free, trace_now(), page, n | (uint64_t)kHeapCollective << 56);
   return LOOM_OK;
 }
 
@@ -721,6 +736,7 @@ loom_status_t loom_lock(uint32_t id) {
   if (!s.is_ok()) return s.code();
   if (rt.sync.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this rank holds the lock already", id));
   double t0 = stat_now();
+  const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   const bool turn = spawn_before_lock();
   proto_release();
   const uint64_t from = sync_lock_raw(id);
@@ -729,6 +745,7 @@ loom_status_t loom_lock(uint32_t id) {
   rt.sync.held[id] = 1;
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
+  if (trace_on()) trace_event(Ev::Lock, tt, id, 0);
   return LOOM_OK;
 }
 
@@ -748,9 +765,11 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
     return LOOM_OK;
   }
   double t0 = stat_now();
+  const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   uint64_t from = 0;
   if (!sync_trylock_raw(id, &from)) {
     rt.st.s.t_lock += stat_now() - t0;
+    if (trace_on()) trace_event(Ev::Lock, tt, id, 0, 1);
     *acquired = 0;
     return LOOM_OK;
   }
@@ -759,6 +778,7 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
   rt.sync.held[id] = 1;
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
+  if (trace_on()) trace_event(Ev::Lock, tt, id, 0);
   *acquired = 1;
   return LOOM_OK;
 }
@@ -769,11 +789,13 @@ loom_status_t loom_unlock(uint32_t id) {
   if (!s.is_ok()) return s.code();
   if (!rt.sync.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
   double t0 = stat_now();
+  const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   proto_release();
   sync_unlock_raw(id, ivl_release_info());
   rt.sync.held[id] = 0;
   rt.st.s.unlocks++;
   rt.st.s.t_unlock += stat_now() - t0;
+  if (trace_on()) trace_event(Ev::Unlock, tt, id, 0);
   return LOOM_OK;
 }
 
@@ -840,12 +862,14 @@ loom_status_t atomic(const char* fn, void* addr, AtomicType t, AtomicOp op, uint
   if (!page_live(page))
     return ret(fail(LOOM_ERR_BAD_POINTER, "%s: %p is not in an allocated block (never allocated, or already freed)",
                     fn, addr));
+  const uint64_t tt = trace_on() ? trace_now() : 0;
   proto_before_atomic(page);
   int h = rt.pages.home[page];
   uint64_t off = (uint64_t)((uint8_t*)addr - rt.base);
   uint64_t r = rt.tp.atomic_op(h, Seg::Data, off, t, op, a, b);
   if (op != AtomicOp::Load && (op != AtomicOp::Cas || r == a)) proto_after_atomic(page);
   rt.st.s.atomics++;
+  if (trace_on()) trace_event(Ev::Atomic, tt, off, (uint64_t)op);
   if (old) *old = r;
   return LOOM_OK;
 }

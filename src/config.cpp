@@ -116,6 +116,9 @@ Status path_into(char* dst, size_t size, const char* n, const char* v) {
 Status p_sfile(loom_config_t* c, const char* n, const char* v) { return path_into(c->stats_file, sizeof c->stats_file, n, v); }
 void w_sfile(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->stats_file); }
 
+Status p_trace(loom_config_t* c, const char* n, const char* v) { return path_into(c->trace_dir, sizeof c->trace_dir, n, v); }
+void w_trace(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->trace_dir); }
+
 Status p_restart(loom_config_t* c, const char* n, const char* v) {
   return path_into(c->restart_dir, sizeof c->restart_dir, n, v);
 }
@@ -270,6 +273,7 @@ const Setting kSettings[] = {
      "reports what it waits in and the job is aborted; 0: never", p_hang, w_hang},
     {"LOOM_STATS", "0", "rank 0 prints every rank's statistics and an all-ranks summary to stderr at finalize", p_stats, w_stats},
     {"LOOM_STATS_FILE", "", "write statistics as JSON at finalize: with %r one file per rank, else one file of all ranks (by rank 0)", p_sfile, w_sfile},
+    {"LOOM_TRACE", "", "write an event trace of every rank into this directory (tools/loom trace; docs/TRACE.md)", p_trace, w_trace},
     {"LOOM_CHECKPOINT_DIR", "", "directory loom_checkpoint(NULL) and LOOM_CHECKPOINT_EVERY write to", p_ckdir, w_ckdir},
     {"LOOM_CHECKPOINT_EVERY", "0", "checkpoint the global memory at every K-th loom_barrier into LOOM_CHECKPOINT_DIR; 0: never",
      p_ckevery, w_ckevery},
@@ -386,6 +390,7 @@ Status config_from_env(loom_config_t* cfg) {
     else if (v && !*v && s.parse == p_sfile) cfg->stats_file[0] = 0;
     else if (v && !*v && s.parse == p_restart) cfg->restart_dir[0] = 0;
     else if (v && !*v && s.parse == p_ckdir) cfg->checkpoint_dir[0] = 0;
+    else if (v && !*v && s.parse == p_trace) cfg->trace_dir[0] = 0;
   }
   return config_validate(cfg);
 }

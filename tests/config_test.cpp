@@ -125,6 +125,8 @@ const Case kCases[] = {
      {nullptr}},
     {"LOOM_RESTART", "/tmp/ck", [](const loom_config_t& c) { return std::strcmp(c.restart_dir, "/tmp/ck") == 0; },
      {nullptr}},
+    {"LOOM_TRACE", "/tmp/tr", [](const loom_config_t& c) { return std::strcmp(c.trace_dir, "/tmp/tr") == 0; },
+     {"/tmp/a\nb", "\t"}},
 };
 
 void test_parse_one() {

@@ -86,6 +86,33 @@ def case_report(a):
                 check(False, f"rank {r}'s own file ({ex})", err)
 
 
+def case_trace(a):
+    """A traced run: the tool's summary counts what the program did."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "loom")
+    with tempfile.TemporaryDirectory() as d:
+        tr = os.path.join(d, "trace")
+        rc, out, err = run(a, "report", 3, {"LOOM_TRACE": tr})
+        check(rc == 0, "traced report: exit 0", out + err)
+        counted = {int(m.group(1)): (int(m.group(2)), int(m.group(3)))
+                   for m in re.finditer(r"rank (\d+) counted: barriers (\d+) locks (\d+)", out)}
+        p = subprocess.run([sys.executable, tool, "trace", "summary", tr, "--json"], capture_output=True, text=True)
+        check(p.returncode == 0, "loom trace summary --json", p.stdout + p.stderr)
+        try:
+            s = json.loads(p.stdout)
+        except ValueError:
+            s = {"ranks": []}
+        got = {x["rank"]: x["counts"] for x in s["ranks"]}
+        # Two barriers come before loom_stats_reset, which the trace does not see.
+        check(sorted(got) == [0, 1, 2] and all(got[r]["lock"] == counted[r][1] == 3 and got[r]["unlock"] == 3 and
+                                               got[r]["barrier"] == counted[r][0] + 2 for r in counted),
+              "the trace counts every rank's locks, unlocks and barriers", json.dumps(got) + " " + str(counted))
+        check(all(got[r]["fault"] >= 1 for r in got), "every rank's faults are traced", json.dumps(got))
+        check(s.get("locks") and s["locks"][0]["lock"] == 0 and s["locks"][0]["acquisitions"] == 9,
+              "the hottest lock is lock 0, taken 9 times", json.dumps(s.get("locks")))
+        check(s.get("barriers", {}).get("count") == counted[0][0] + 2, "every barrier's arrivals are matched",
+              json.dumps(s.get("barriers")))
+
+
 def case_config(a):
     rc, out, err = run(a, "report", 3, {"LOOM_MEM_SIZE": "12Q"})
     check(rc != 0, "a bad LOOM_MEM_SIZE fails the start", out + err)
@@ -119,7 +146,7 @@ def case_thread_fault(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("case", choices=["report", "config", "collective", "thread_call", "thread_fault"])
+    ap.add_argument("case", choices=["report", "trace", "config", "collective", "thread_call", "thread_fault"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--prog", required=True)
     ap.add_argument("--build", required=True)

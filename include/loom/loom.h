@@ -152,6 +152,7 @@ typedef struct loom_config {
   int checkpoint_every;             /* checkpoint at every K-th loom_barrier; 0 never (LOOM_CHECKPOINT_EVERY) */
   int adapt;                        /* 1: a lazy page that acquires keep dropping for nothing turns eager (erc-invalidate); 0 (default): every page keeps its block's protocol (LOOM_ADAPT) */
   int exact;                        /* 1 (default): a lock's acquire drops the lazy pages written in the intervals it acquires (vector timestamps); 0: every page another rank writes (LOOM_EXACT) */
+  char trace_dir[256];              /* write an event trace per rank into this directory (LOOM_TRACE; docs/TRACE.md) */
 } loom_config_t;
 
 /* Fill cfg with the defaults and the LOOM_* environment variables (as

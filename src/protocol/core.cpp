@@ -35,6 +35,7 @@
 #include "heap.hpp"
 #include "intercept.hpp"
 #include "protocol/protocol.hpp"
+#include "trace.hpp"
 #include "vm.hpp"
 
 namespace loom {
@@ -374,6 +375,8 @@ bool proto_fault(uint64_t p, int is_write) {
   // Inside a wrapped MPI call a fault that needs the transport would re-enter MPI.
   if (const char* call = intercept_mpi_call(); call && !rt.tp.all_direct()) intercept_fault_in_mpi(call, p, is_write);
   double t0 = stat_now();
+  const uint64_t tt = trace_on() ? trace_now() : 0;
+  const uint64_t fetched = rt.st.s.pages_fetched;
   if (is_write) {
     rt.st.s.write_faults++;
     proto_make_writable(p);
@@ -382,6 +385,9 @@ bool proto_fault(uint64_t p, int is_write) {
     proto_make_readable(p);
   }
   rt.st.s.t_fault += stat_now() - t0;
+  if (trace_on())
+    trace_event(Ev::Fault, tt, p, (uint64_t)(uint16_t)rt.pages.home[p] | (rt.st.s.pages_fetched - fetched) << 32,
+                is_write ? 1 : 0);
   return true;
 }
 
@@ -398,6 +404,7 @@ void release_pages(std::vector<uint32_t>& list) {
   migrate_note_released(list);
   static Runs& runs = *new Runs();  // never destroyed: see runtime.hpp
   for (uint32_t p : list) {
+    const uint64_t tt = trace_on() ? trace_now() : 0;
     runs.off.clear();
     runs.len.clear();
     size_t bytes = diff_runs(pt.twins + p * kPage, slot(p), kPage, add_run, &runs);
@@ -405,6 +412,10 @@ void release_pages(std::vector<uint32_t>& list) {
       rt.tp.put_runs(pt.home[p], Seg::Data, p * kPage, slot(p), runs.off.data(), runs.len.data(), runs.off.size());
     rt.st.s.diffs++;
     rt.st.s.diff_bytes += bytes;
+    if (trace_on())
+      trace_event(Ev::Diff, tt, p,
+                  (uint64_t)(uint32_t)bytes | (uint64_t)(uint16_t)std::min<size_t>(runs.off.size(), 0xffff) << 32 |
+                      (uint64_t)(uint16_t)pt.home[p] << 48);
   }
   rt.tp.flush();
   // The diffs are at the homes: each protocol tells the holders it must.
@@ -466,6 +477,8 @@ void proto_release_range(uint64_t first, uint64_t n) {
 }
 
 void proto_acquire(bool prefetch, IvlAcquire kind, uint64_t info) {
+  const uint64_t tt = trace_on() ? trace_now() : 0;
+  const uint64_t inv = rt.st.s.invalidations, upd = rt.st.s.updates;
   intercept_check_pending();  // (loom_barrier_wait has no release of its own)
   rt.tp.sync_local();
   check_invariants();
@@ -474,6 +487,7 @@ void proto_acquire(bool prefetch, IvlAcquire kind, uint64_t info) {
   ivl_end_acquire();
   notices_process();
   check_invariants();
+  if (trace_on()) trace_event(Ev::Acquire, tt, rt.st.s.invalidations - inv, rt.st.s.updates - upd);
 }
 
 void proto_acquire_range(uint64_t first, uint64_t n) {

@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "protocol/protocol.hpp"
+#include "trace.hpp"
 #include "vm.hpp"
 
 namespace loom {
@@ -115,6 +116,7 @@ void migrate_window() {
     ivl_moved_in(p);  // every other rank may hold a copy: this rank's writes are named in its records
   }
   rt.st.s.migrations += taken.size();
+  if (trace_on() && !taken.empty()) trace_event(Ev::Migrate, trace_now(), taken.size(), 0);
   for (int r = 0; r < rt.nranks; r++)
     if (r != rt.rank) for_runs(taken, [r](uint64_t first, uint64_t n) { notice_queue_place(r, first, kPlaceMoved, n); });
   notices_publish();  // flushes the gets' targets too: nothing is in flight past the window

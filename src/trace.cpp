@@ -1,0 +1,186 @@
+// Event traces: see trace.hpp and docs/TRACE.md.
+#include "trace.hpp"
+
+#include <fcntl.h>
+#include <mpi.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "clock.hpp"
+#include "config.hpp"
+#include "runtime.hpp"
+
+namespace loom {
+
+bool g_trace_on = false;
+
+namespace {
+
+constexpr size_t kHeaderBytes = 4096;
+constexpr size_t kCap = 32768;              // records per buffer (1 MiB)
+constexpr uint64_t kCpuEveryNs = 100000;    // a CPU sample at most every 100 us of wall time
+constexpr int kClockRounds = 50;
+
+struct Trace {
+  int fd = -1;
+  double origin = 0;  // clock_local() at the start
+  std::vector<TraceRec> cur, full;
+  bool full_pending = false;
+  uint64_t dropped = 0, last_cpu = 0, written = 0;
+  uint64_t barriers = 0;  // barriers completed on this rank since the trace began (not reset with the statistics)
+  bool write_failed = false;
+};
+Trace g;
+
+uint64_t cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void put(const TraceRec& r) {
+  if (g.cur.size() == kCap) {
+    if (g.full_pending) {
+      g.dropped++;
+      return;
+    }
+    g.cur.swap(g.full);  // written at the next synchronization
+    g.full_pending = true;
+  }
+  g.cur.push_back(r);  // capacity reserved: no allocation (the fault handler appends too)
+}
+
+void write_all(const void* p, size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n && !g.write_failed) {
+    ssize_t w = write(g.fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      Status st = fail_errno(LOOM_ERR_SYSTEM, "LOOM_TRACE: writing the trace");
+      (void)st;
+      g.write_failed = true;
+      return;
+    }
+    c += w;
+    n -= (size_t)w;
+  }
+}
+
+void flush(std::vector<TraceRec>& v) {
+  if (v.empty()) return;
+  write_all(v.data(), v.size() * sizeof(TraceRec));
+  g.written += v.size();
+  v.clear();
+}
+
+void sync_record(uint8_t which) {
+  loom_clock_t k{};
+  Status s = which == 0 ? clock_sync(kClockRounds, &k) : clock_check(kClockRounds, &k);
+  (void)s;
+  TraceRec r{trace_now(), 0, (uint8_t)Ev::Sync, which, 0, (uint64_t)(int64_t)(k.offset * 1e9),
+             (uint64_t)(k.bound * 1e9)};
+  put(r);
+}
+
+}  // namespace
+
+uint64_t trace_now() {
+  const double t = clock_local() - g.origin;
+  return t > 0 ? (uint64_t)(t * 1e9) : 0;
+}
+
+Status trace_start() {
+  if (!rt.cfg.trace_dir[0]) return Status::ok();
+  const char* dir = rt.cfg.trace_dir;
+  if (rt.rank == 0) {  // mkdir -p
+    std::string path;
+    for (const char* c = dir; *c; c++) {
+      path += *c;
+      if ((c[1] == '/' || !c[1]) && mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+        Status st = fail_errno(LOOM_ERR_SYSTEM, ("LOOM_TRACE: mkdir " + path).c_str());
+        (void)st;
+        break;
+      }
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);  // the directory exists before any rank opens its file
+  char path[512];
+  std::snprintf(path, sizeof path, "%s/rank%d.lt", dir, rt.rank);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  Status opened = fd >= 0 ? Status::ok() : fail_errno(LOOM_ERR_SYSTEM, (std::string("LOOM_TRACE: ") + path).c_str());
+  int ok = opened.is_ok() ? 1 : 0, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) {  // every rank traces or none does (the clock syncs are collective)
+    if (fd >= 0) close(fd);
+    return opened.is_ok() ? fail_quiet(LOOM_ERR_SYSTEM, "LOOM_TRACE: another rank could not open its trace file")
+                          : opened;
+  }
+  g = Trace{};
+  g.fd = fd;
+  g.cur.reserve(kCap);
+  g.full.reserve(kCap);
+  g.origin = clock_local();
+  // The header: fixed fields, the host, the build and the configuration.
+  std::vector<char> h(kHeaderBytes, 0);
+  std::memcpy(h.data(), "LOOMTRC1", 8);
+  const uint32_t u32[6] = {1, (uint32_t)kHeaderBytes, (uint32_t)sizeof(TraceRec), (uint32_t)rt.rank,
+                           (uint32_t)rt.nranks, (uint32_t)getpid()};
+  std::memcpy(h.data() + 8, u32, sizeof u32);
+  timespec real;
+  clock_gettime(CLOCK_REALTIME, &real);
+  const uint64_t u64[4] = {(uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec, kPage,
+                           (uint64_t)(uintptr_t)rt.base, rt.size};
+  std::memcpy(h.data() + 32, u64, sizeof u64);
+  gethostname(h.data() + 64, 63);
+  std::snprintf(h.data() + 128, 896, "%s", loom_build_info());
+  config_print(&rt.cfg, h.data() + 1024, kHeaderBytes - 1024 - 1);
+  write_all(h.data(), h.size());
+  g_trace_on = true;
+  sync_record(0);
+  g.last_cpu = 0;
+  return Status::ok();
+}
+
+void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags) {
+  const uint64_t t1 = trace_now();
+  if (type == Ev::Barrier) a = flags == 1 ? g.barriers + 1 : ++g.barriers;  // the same number on every rank
+  const uint64_t d = t1 > t0 ? t1 - t0 : 0;
+  put(TraceRec{t0, d > 0xffffffffull ? 0xffffffffu : (uint32_t)d, (uint8_t)type, flags, 0, a, b});
+  if (t1 - g.last_cpu >= kCpuEveryNs) {
+    g.last_cpu = t1;
+    put(TraceRec{t1, 0, (uint8_t)Ev::Cpu, 0, 0, cpu_ns(), t1});
+  }
+}
+
+void trace_sync_point() {
+  if (!g_trace_on) return;
+  if (g.full_pending) {
+    flush(g.full);
+    g.full_pending = false;
+  }
+  if (g.cur.size() >= kCap / 2) flush(g.cur);
+}
+
+void trace_stop() {
+  if (!g_trace_on) return;
+  sync_record(1);
+  put(TraceRec{trace_now(), 0, (uint8_t)Ev::Cpu, 0, 0, cpu_ns(), trace_now()});
+  if (g.dropped) put(TraceRec{trace_now(), 0, (uint8_t)Ev::Dropped, 0, 0, g.dropped, 0});
+  if (g.full_pending) flush(g.full);
+  flush(g.cur);
+  if (g.dropped && rt.rank >= 0)
+    std::fprintf(stderr, "loom[%d]: LOOM_TRACE: %llu records dropped (the buffers filled between synchronizations)\n",
+                 rt.rank, (unsigned long long)g.dropped);
+  close(g.fd);
+  g_trace_on = false;
+  g = Trace{};
+}
+
+}  // namespace loom

@@ -1,0 +1,68 @@
+// Event traces (LOOM_TRACE=DIR; the format is docs/TRACE.md, the reader
+// tools/loom_trace.py).  Each rank appends fixed-size records to DIR/rank<R>.lt:
+// one record per Loom operation, written when the operation ends, with its
+// start and duration on the rank's clock (the file's header and trailer
+// carry the offsets to the global clock, measured at loom_init and at
+// loom_finalize).  The gaps between records are the program's own
+// computation; CPU records sample the thread's CPU clock at most every
+// kTraceCpuEvery seconds so that a compute span's CPU time can be told from
+// its wall time (runs with more ranks than cores).
+//
+// Records go to a memory buffer; a full buffer is handed over and written
+// at the next synchronization (barrier, lock, unlock), never from the
+// fault handler; if both buffers are full the records are counted as
+// dropped (the trailer says how many).  With tracing off every hook is one
+// predictable branch on trace_on().
+//
+// Thread safety: the application thread only (as the protocol).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "status.hpp"
+
+namespace loom {
+
+// Record types (docs/TRACE.md).  Numbers are part of the file format.
+enum class Ev : uint8_t {
+  Fault = 1,       // flags: 1 write; a: page; b: home | pages fetched << 32
+  Barrier = 2,     // a: barrier number (1, 2, ... since loom_init); flags: 1 split barrier's arrive, 2 its wait
+  Lock = 3,        // a: lock id; flags: 1 trylock that failed
+  Unlock = 4,      // a: lock id
+  Diff = 5,        // a: page; b: bytes | runs << 32 | home << 48
+  Atomic = 6,      // a: byte offset in Loom memory; b: operation (loom_atomic_*)
+  Alloc = 7,       // a: first page; b: pages | kind << 56 (1 loom_alloc, 2 collective, 3 small-block chunk)
+  Free = 8,        // as Alloc
+  Acquire = 9,     // a: pages dropped (invalidated); b: pages brought up to date
+  Migrate = 10,    // a: pages whose homes this rank took
+  Cpu = 11,        // a: the thread's CPU time, ns since the trace began; b: wall ns of the sample
+  Sync = 12,       // a: offset global - local, ns (signed); b: its bound, ns; flags: 0 init, 1 finalize
+  Dropped = 13,    // a: records dropped because both buffers were full
+};
+
+struct TraceRec {
+  uint64_t t0;    // start, ns since the trace's origin on this rank's clock
+  uint32_t dur;   // ns (saturates at 2^32-1, 4.3 s)
+  uint8_t type;   // Ev
+  uint8_t flags;
+  uint16_t thread;  // application thread (0 until ranks run several)
+  uint64_t a, b;
+};
+static_assert(sizeof(TraceRec) == 32, "the record size is part of the file format");
+
+extern bool g_trace_on;
+inline bool trace_on() { return g_trace_on; }
+
+// loom_init (collective, after the transport and the clock): open the file,
+// write the header, sync the clock.  LOOM_TRACE empty: nothing.
+Status trace_start();
+// loom_finalize (collective): the closing clock check, the trailer, close.
+void trace_stop();
+// Now, on the trace's clock (ns since its origin).
+uint64_t trace_now();
+// Append one record (start t0 from trace_now(), ends now).
+void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags = 0);
+// At synchronization: write a full buffer, sample the CPU clock if due.
+void trace_sync_point();
+
+}  // namespace loom

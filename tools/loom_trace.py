@@ -1,0 +1,365 @@
+"""`loom trace`: read the traces LOOM_TRACE=DIR writes (docs/TRACE.md).
+
+  check DIR               every record of every rank is well formed; exit 1 if not
+  view DIR [--out F]      the Perfetto / chrome://tracing JSON of the run (one
+                          process per rank on the global clock, Loom's
+                          operations and the computation between them)
+  summary DIR [--json]    where each rank's time went, the top pages by faults
+                          and by diff bytes, the hottest locks, barrier skew
+
+Standard library only.
+"""
+import bisect
+import json
+import os
+import struct
+import sys
+from collections import defaultdict
+
+MAGIC = b"LOOMTRC1"
+REC = struct.Struct("<QIBBHQQ")
+TYPES = {1: "fault", 2: "barrier", 3: "lock", 4: "unlock", 5: "diff", 6: "atomic", 7: "alloc", 8: "free",
+         9: "acquire", 10: "migrate", 11: "cpu", 12: "sync", 13: "dropped"}
+# Loom operations the program called or faulted into: the top level of a rank's timeline.
+TOP = {1, 2, 3, 4, 6}
+ATOMIC_OPS = {0: "fetch_add", 1: "cas", 2: "exchange", 3: "load", 4: "store"}
+KINDS = {1: "loom_alloc", 2: "collective", 3: "small-block chunk"}
+
+
+class Rank:
+    """One rank's trace: its header and its records (tuples of REC's fields)."""
+
+    def __init__(self, path):
+        self.path = path
+        data = open(path, "rb").read()
+        if len(data) < 4096 or data[:8] != MAGIC:
+            raise ValueError(f"{path}: not a Loom trace (no LOOMTRC1 header)")
+        (self.version, self.header_size, self.rec_size, self.rank, self.nranks,
+         self.pid) = struct.unpack_from("<6I", data, 8)
+        if self.version != 1 or self.rec_size != REC.size:
+            raise ValueError(f"{path}: trace version {self.version}, record size {self.rec_size}: not readable here")
+        self.start_unix_ns, self.page, self.base, self.mem = struct.unpack_from("<4Q", data, 32)
+        cstr = lambda off, n: data[off:off + n].split(b"\0", 1)[0].decode(errors="replace")
+        self.host = cstr(64, 64)
+        try:
+            self.build = json.loads(cstr(128, 896))
+        except ValueError:
+            self.build = {}
+        self.config = cstr(1024, self.header_size - 1024)
+        body = data[self.header_size:]
+        self.tail = len(body) % REC.size
+        self.recs = [REC.unpack_from(body, i) for i in range(0, len(body) - self.tail, REC.size)]
+        syncs = [r for r in self.recs if r[2] == 12]
+        s0 = next((r for r in syncs if r[3] == 0), None)
+        s1 = next((r for r in syncs if r[3] == 1), None)
+        signed = lambda u: u - (1 << 64) if u >= 1 << 63 else u
+        # Global = local + offset, the offset moving linearly from the init
+        # measurement to the finalize one (clock drift).
+        self.clock = [(s[0], signed(s[5]), s[6]) for s in (s0, s1) if s]
+        self.dropped = sum(r[5] for r in self.recs if r[2] == 13)
+
+    def to_global(self, t):
+        c = self.clock
+        if not c:
+            return t
+        if len(c) == 1 or c[1][0] == c[0][0]:
+            return t + c[0][1]
+        f = (t - c[0][0]) / (c[1][0] - c[0][0])
+        return t + c[0][1] + f * (c[1][1] - c[0][1])
+
+    def bound_ns(self):
+        return max((b for _, _, b in self.clock), default=0)
+
+
+def load(d):
+    files = sorted(f for f in os.listdir(d) if f.startswith("rank") and f.endswith(".lt"))
+    if not files:
+        raise ValueError(f"{d}: no rank<R>.lt files (was the program run with LOOM_TRACE={d}?)")
+    ranks = [Rank(os.path.join(d, f)) for f in files]
+    ranks.sort(key=lambda r: r.rank)
+    return ranks
+
+
+def check(ranks):
+    """Every problem found, as strings (empty: the trace is valid)."""
+    errs = []
+    n = ranks[0].nranks
+    if sorted(r.rank for r in ranks) != list(range(n)):
+        errs.append(f"ranks {sorted(r.rank for r in ranks)} for a job of {n}")
+    for r in ranks:
+        p = f"rank {r.rank}"
+        if r.nranks != n:
+            errs.append(f"{p}: header says {r.nranks} ranks, rank 0's {n}")
+        if r.tail:
+            errs.append(f"{p}: {r.tail} bytes after the last whole record (the file was cut)")
+        if not r.recs or r.recs[0][2] != 12 or r.recs[0][3] != 0:
+            errs.append(f"{p}: the first record is not the init clock sync")
+        if not any(x[2] == 12 and x[3] == 1 for x in r.recs):
+            errs.append(f"{p}: no finalize clock sync (the run did not reach loom_finalize?)")
+        pages = r.mem // r.page if r.page else 0
+        last_end = 0
+        for i, (t0, dur, ty, fl, th, a, b) in enumerate(r.recs):
+            q = f"{p} record {i}"
+            if ty not in TYPES:
+                errs.append(f"{q}: unknown type {ty}")
+                continue
+            end = t0 + dur
+            # Records are written when their operation ends; nested ones end first.
+            if end + 1000 < last_end and ty not in (11, 12, 13):
+                errs.append(f"{q}: {TYPES[ty]} ends at {end} ns, before the previous record's end {last_end}")
+            last_end = max(last_end, end)
+            if ty in (1, 5) and a >= pages:
+                errs.append(f"{q}: page {a} is outside the {pages}-page memory")
+            if ty in (1, 5) and (b & 0xffff) >= n and ty == 1:
+                errs.append(f"{q}: home {b & 0xffff} is not a rank")
+            if ty == 5 and (b >> 48) >= n:
+                errs.append(f"{q}: diff home {b >> 48} is not a rank")
+            if ty in (7, 8) and (a + (b & ((1 << 56) - 1)) > pages or (b >> 56) not in KINDS):
+                errs.append(f"{q}: block of {b & ((1 << 56) - 1)} pages at page {a}, kind {b >> 56}, does not fit")
+            if ty == 1 and fl not in (0, 1) or ty == 2 and fl not in (0, 1, 2) or ty == 3 and fl not in (0, 1):
+                errs.append(f"{q}: flags {fl} for {TYPES[ty]}")
+        if r.dropped:
+            errs.append(f"{p}: {r.dropped} records were dropped (buffers full between synchronizations)")
+    return errs
+
+
+def spans(r):
+    """A rank's top-level Loom operations and the computation between them, in time order:
+    (start, end, name, args) on the rank's clock."""
+    ops = sorted(((x[0], x[0] + x[1], x) for x in r.recs if x[2] in TOP), key=lambda s: (s[0], -s[1]))
+    return ops
+
+
+def cpu_at(samples, t):
+    """The thread's CPU time at local time t, interpolated between samples
+    (sorted by time)."""
+    if not samples:
+        return None
+    i = bisect.bisect_left(samples, (t, -1))
+    if i == 0:
+        t0, c0 = samples[0]
+        return c0 * t / t0 if t0 else c0
+    if i == len(samples):
+        return samples[-1][1]
+    (t0, c0), (t1, c1) = samples[i - 1], samples[i]
+    return c0 + (c1 - c0) * (t - t0) / (t1 - t0) if t1 > t0 else c1
+
+
+def name_of(x):
+    t0, dur, ty, fl, th, a, b = x
+    if ty == 1:
+        return f"fault ({'write' if fl & 1 else 'read'})"
+    if ty == 2:
+        return {0: "barrier", 1: "barrier arrive", 2: "barrier wait"}.get(fl, "barrier")
+    if ty == 3:
+        return f"lock {a}" + (" (trylock failed)" if fl & 1 else "")
+    if ty == 4:
+        return f"unlock {a}"
+    if ty == 6:
+        return f"atomic {ATOMIC_OPS.get(b, b)}"
+    return TYPES[ty]
+
+
+def args_of(r, x):
+    t0, dur, ty, fl, th, a, b = x
+    if ty == 1:
+        return {"page": a, "address": hex(r.base + a * r.page), "home": b & 0xffff, "pages fetched": b >> 32}
+    if ty == 2:
+        return {"barrier": a}
+    if ty in (3, 4):
+        return {"lock": a}
+    if ty == 5:
+        return {"page": a, "bytes": b & 0xffffffff, "runs": (b >> 32) & 0xffff, "home": b >> 48}
+    if ty == 6:
+        return {"address": hex(r.base + a), "op": ATOMIC_OPS.get(b, b)}
+    if ty in (7, 8):
+        return {"address": hex(r.base + a * r.page), "pages": b & ((1 << 56) - 1), "kind": KINDS.get(b >> 56, b >> 56)}
+    if ty == 9:
+        return {"pages dropped": a, "pages updated": b}
+    if ty == 10:
+        return {"homes taken": a}
+    return {}
+
+
+def view(ranks):
+    """Chrome/Perfetto trace-event JSON (ts and dur in microseconds)."""
+    origin = min(r.to_global(r.recs[0][0]) for r in ranks if r.recs)
+    ev = []
+    for r in ranks:
+        pid = r.rank
+        ev.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
+                   "args": {"name": f"rank {r.rank} ({r.host})"}})
+        ev.append({"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0, "args": {"sort_index": r.rank}})
+        ev.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": 0, "args": {"name": "thread 0"}})
+        g = lambda t: (r.to_global(t) - origin) / 1000.0
+        samples = sorted((x[6], x[5]) for x in r.recs if x[2] == 11)
+        out = []
+        for x in r.recs:
+            t0, dur, ty, fl, th, a, b = x
+            if ty in (11, 12, 13):
+                continue
+            if ty in (7, 8, 10):
+                out.append({"ph": "i", "s": "t", "name": name_of(x), "cat": TYPES[ty], "pid": pid, "tid": th,
+                            "ts": g(t0), "args": args_of(r, x)})
+                continue
+            out.append({"ph": "X", "name": name_of(x), "cat": TYPES[ty], "pid": pid, "tid": th, "ts": g(t0),
+                        "dur": g(t0 + dur) - g(t0), "args": args_of(r, x)})
+        # The computation: the gaps between top-level operations.
+        prev = None
+        for s, e, x in spans(r):
+            if prev is not None and s > prev + 1000:
+                c0, c1 = cpu_at(samples, prev), cpu_at(samples, s)
+                args = {"wall us": round((s - prev) / 1000.0, 3)}
+                if c0 is not None and c1 is not None:
+                    args["cpu us (sampled)"] = round((c1 - c0) / 1000.0, 3)
+                out.append({"ph": "X", "name": "compute", "cat": "compute", "pid": pid, "tid": 0, "ts": g(prev),
+                            "dur": g(s) - g(prev), "args": args})
+            prev = e if prev is None else max(prev, e)
+        out.sort(key=lambda d: (d["ts"], -d.get("dur", 0)))
+        ev += out
+    meta = {"ranks": len(ranks), "clock bound us": max(r.bound_ns() for r in ranks) / 1000.0,
+            "loom": ranks[0].build}
+    return {"traceEvents": ev, "displayTimeUnit": "ns", "otherData": meta}
+
+
+def validate_view(v):
+    """Trace-event rules: known phases, numeric ts, per track non-decreasing
+    ts, and complete events properly nested (no partial overlap)."""
+    errs = []
+    tracks = defaultdict(list)
+    for e in v["traceEvents"]:
+        if e.get("ph") not in ("X", "i", "M", "C"):
+            errs.append(f"unknown phase {e.get('ph')}")
+        if e.get("ph") == "M":
+            continue
+        if not isinstance(e.get("ts"), (int, float)) or (e["ph"] == "X" and e.get("dur", -1) < 0):
+            errs.append(f"bad ts/dur in {e}")
+        tracks[(e["pid"], e["tid"])].append(e)
+    for k, es in tracks.items():
+        ts = [e["ts"] for e in es]
+        if ts != sorted(ts):
+            errs.append(f"track {k}: timestamps go backwards")
+        stack = []
+        for e in es:
+            if e["ph"] != "X":
+                continue
+            while stack and stack[-1] <= e["ts"] + 1e-3:
+                stack.pop()
+            end = e["ts"] + e["dur"]
+            if stack and end > stack[-1] + 1e-3:
+                errs.append(f"track {k}: {e['name']} at {e['ts']:.3f} us overlaps the end of its enclosing event")
+            stack.append(end)
+    return errs
+
+
+def summary(ranks):
+    out = {"ranks": [], "top_fault_pages": [], "top_diff_pages": [], "locks": [], "barriers": {}}
+    faults, diffbytes = defaultdict(lambda: [0, 0.0]), defaultdict(int)
+    locks = defaultdict(lambda: [0, 0.0, 0.0])
+    arrivals = defaultdict(dict)
+    for r in ranks:
+        tops = spans(r)
+        first = r.recs[0][0] if r.recs else 0
+        last = max((x[0] + x[1] for x in r.recs), default=0)
+        wall = (last - first) / 1e9
+        cat = defaultdict(float)
+        for s, e, x in tops:
+            cat[TYPES[x[2]]] += (e - s) / 1e9
+        inside = sum(cat.values())
+        cpu = [x[5] for x in r.recs if x[2] == 11]
+        out["ranks"].append({"rank": r.rank, "host": r.host, "wall_s": wall,
+                             **{f"{k}_s": v for k, v in sorted(cat.items())},
+                             "compute_s": max(0.0, wall - inside),
+                             "cpu_s": (cpu[-1] - cpu[0]) / 1e9 if len(cpu) > 1 else None,
+                             "counts": {TYPES[t]: sum(1 for x in r.recs if x[2] == t) for t in TOP}})
+        for x in r.recs:
+            t0, dur, ty, fl, th, a, b = x
+            if ty == 1:
+                faults[a][0] += 1
+                faults[a][1] += dur / 1e3
+            elif ty == 5:
+                diffbytes[a] += b & 0xffffffff
+            elif ty == 3 and not fl & 1:
+                locks[a][0] += 1
+                locks[a][1] += dur / 1e3
+                locks[a][2] = max(locks[a][2], dur / 1e3)
+            elif ty == 2 and fl in (0, 1):
+                arrivals[a][r.rank] = r.to_global(t0)
+    base = ranks[0].base
+    page_size = ranks[0].page
+    out["top_fault_pages"] = [{"page": p, "address": hex(base + p * page_size), "faults": c, "us": round(us, 1)}
+                              for p, (c, us) in sorted(faults.items(), key=lambda kv: -kv[1][0])[:10]]
+    out["top_diff_pages"] = [{"page": p, "address": hex(base + p * page_size), "diff_bytes": n}
+                             for p, n in sorted(diffbytes.items(), key=lambda kv: -kv[1])[:10]]
+    out["locks"] = [{"lock": k, "acquisitions": c, "total_us": round(t, 1), "mean_us": round(t / c, 2),
+                     "max_us": round(m, 1)} for k, (c, t, m) in sorted(locks.items(), key=lambda kv: -kv[1][1])[:10]]
+    full = {k: v for k, v in arrivals.items() if len(v) == len(ranks)}
+    if full:
+        skews, last_count = [], defaultdict(int)
+        for k, v in full.items():
+            order = sorted(v.items(), key=lambda kv: kv[1])
+            skews.append((order[-1][1] - order[0][1]) / 1e3)
+            last_count[order[-1][0]] += 1
+        skews.sort()
+        worst = max(last_count.items(), key=lambda kv: kv[1])
+        out["barriers"] = {"count": len(full), "median_skew_us": round(skews[len(skews) // 2], 1),
+                           "max_skew_us": round(skews[-1], 1), "last_arriver": worst[0],
+                           "last_arriver_times": worst[1],
+                           "clock_bound_us": round(max(r.bound_ns() for r in ranks) / 1e3, 2)}
+    return out
+
+
+def print_summary(s):
+    print("where the time went (seconds; the rest is the program's own computation):")
+    cats = ["fault", "barrier", "lock", "unlock", "atomic"]
+    print(f"{'rank':>5} {'host':>10} {'wall':>9} " + " ".join(f"{c:>9}" for c in cats) + f" {'compute':>9} {'cpu':>9}")
+    for r in s["ranks"]:
+        cpu = f"{r['cpu_s']:9.3f}" if r["cpu_s"] is not None else f"{'-':>9}"
+        print(f"{r['rank']:>5} {r['host'][:10]:>10} {r['wall_s']:9.3f} " +
+              " ".join(f"{r.get(c + '_s', 0.0):9.3f}" for c in cats) + f" {r['compute_s']:9.3f} {cpu}")
+    if s["top_fault_pages"]:
+        print("pages with the most faults: " + ", ".join(f"page {p['page']} ({p['address']}) {p['faults']}x {p['us']} us"
+                                                       for p in s["top_fault_pages"][:5]))
+    if s["top_diff_pages"]:
+        print("pages with the most diff bytes: " + ", ".join(f"page {p['page']} {p['diff_bytes']} B"
+                                                           for p in s["top_diff_pages"][:5]))
+    if s["locks"]:
+        print("hottest locks: " + ", ".join(f"lock {l['lock']}: {l['acquisitions']} acquisitions, {l['total_us']} us "
+                                            f"(mean {l['mean_us']}, max {l['max_us']})" for l in s["locks"][:5]))
+    b = s["barriers"]
+    if b:
+        print(f"barriers: {b['count']}, arrival skew median {b['median_skew_us']} us, max {b['max_skew_us']} us; "
+              f"rank {b['last_arriver']} arrived last {b['last_arriver_times']} times "
+              f"(clocks agree within {b['clock_bound_us']} us)")
+
+
+def main(a):
+    try:
+        ranks = load(a.dir)
+    except (OSError, ValueError) as e:
+        print(f"loom trace: {e}", file=sys.stderr)
+        return 1
+    if a.what == "check":
+        errs = check(ranks)
+        for e in errs[:50]:
+            print(f"loom trace check: {e}")
+        n = sum(len(r.recs) for r in ranks)
+        print(f"loom trace check: {len(ranks)} ranks, {n} records: " + ("valid" if not errs else f"{len(errs)} problems"))
+        return 1 if errs else 0
+    if a.what == "view":
+        v = view(ranks)
+        errs = validate_view(v)
+        out = a.out or os.path.join(a.dir, "trace.json")
+        with open(out, "w") as f:
+            json.dump(v, f)
+        print(f"loom trace view: {out} ({len(v['traceEvents'])} events): open it in https://ui.perfetto.dev "
+              f"or chrome://tracing")
+        for e in errs[:20]:
+            print(f"loom trace view: invalid: {e}", file=sys.stderr)
+        return 1 if errs else 0
+    s = summary(ranks)
+    if a.json:
+        print(json.dumps(s, indent=1))
+    else:
+        print_summary(s)
+    return 0
