@@ -225,6 +225,7 @@ void one_iteration(Rng& g, const std::vector<std::string>& names) {
       if (names[p.first] == "LOOM_STATS_FILE") REQUIRE(p.second == c.stats_file);
       if (names[p.first] == "LOOM_CHECKPOINT_DIR") REQUIRE(p.second == c.checkpoint_dir);
       if (names[p.first] == "LOOM_RESTART") REQUIRE(p.second == c.restart_dir);
+      if (names[p.first] == "LOOM_TRACE") REQUIRE(p.second == c.trace_dir);
     }
     REQUIRE(round_trip(c));  // paths take no control characters, so every value is one line
     check_print_sizes(g, c);
