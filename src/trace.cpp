@@ -30,7 +30,7 @@ constexpr int kClockRounds = 50;
 
 struct Trace {
   int fd = -1;
-  double origin = 0;  // clock_local() at the start
+  double origin = 0;  // stat_now() at the start (the trace's clock: the invariant TSC where there is one)
   std::vector<TraceRec> cur, full;
   bool full_pending = false;
   uint64_t dropped = 0, last_cpu = 0, written = 0;
@@ -80,19 +80,26 @@ void flush(std::vector<TraceRec>& v) {
   v.clear();
 }
 
+// An anchor of the trace's clock to the global one: at trace time t0 the
+// rank's clock read `b` ns and the global clock was `b + a`.  Two anchors
+// (init, finalize) map the trace's clock to global time linearly, which
+// absorbs the rate of the trace's clock, the drift between ranks and each
+// rank's origin.
 void sync_record(uint8_t which) {
   loom_clock_t k{};
   Status s = which == 0 ? clock_sync(kClockRounds, &k) : clock_check(kClockRounds, &k);
   (void)s;
-  TraceRec r{trace_now(), 0, (uint8_t)Ev::Sync, which, 0, (uint64_t)(int64_t)(k.offset * 1e9),
-             (uint64_t)(k.bound * 1e9)};
-  put(r);
+  const uint64_t t = trace_now();
+  const double local = clock_local();
+  const double bound_ns = k.bound * 1e9;
+  put(TraceRec{t, bound_ns > 4e9 ? 0xffffffffu : (uint32_t)bound_ns, (uint8_t)Ev::Sync, which, 0,
+               (uint64_t)(int64_t)(k.offset * 1e9), (uint64_t)(local * 1e9)});
 }
 
 }  // namespace
 
 uint64_t trace_now() {
-  const double t = clock_local() - g.origin;
+  const double t = stat_now() - g.origin;
   return t > 0 ? (uint64_t)(t * 1e9) : 0;
 }
 
@@ -126,7 +133,7 @@ Status trace_start() {
   g.fd = fd;
   g.cur.reserve(kCap);
   g.full.reserve(kCap);
-  g.origin = clock_local();
+  g.origin = stat_now();
   // The header: fixed fields, the host, the build and the configuration.
   std::vector<char> h(kHeaderBytes, 0);
   std::memcpy(h.data(), "LOOMTRC1", 8);

@@ -36,12 +36,12 @@ enum class Ev : uint8_t {
   Acquire = 9,     // a: pages dropped (invalidated); b: pages brought up to date
   Migrate = 10,    // a: pages whose homes this rank took
   Cpu = 11,        // a: the thread's CPU time, ns since the trace began; b: wall ns of the sample
-  Sync = 12,       // a: offset global - local, ns (signed); b: its bound, ns; flags: 0 init, 1 finalize
+  Sync = 12,       // a: offset global - rank clock, ns (signed); b: the rank's clock, ns; dur: the bound; flags: 0 init, 1 finalize
   Dropped = 13,    // a: records dropped because both buffers were full
 };
 
 struct TraceRec {
-  uint64_t t0;    // start, ns since the trace's origin on this rank's clock
+  uint64_t t0;    // start, ns since the trace's origin on the trace's clock (Sync records map it to global time)
   uint32_t dur;   // ns (saturates at 2^32-1, 4.3 s)
   uint8_t type;   // Ev
   uint8_t flags;

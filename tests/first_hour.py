@@ -111,6 +111,17 @@ def case_trace(a):
               "the hottest lock is lock 0, taken 9 times", json.dumps(s.get("locks")))
         check(s.get("barriers", {}).get("count") == counted[0][0] + 2, "every barrier's arrivals are matched",
               json.dumps(s.get("barriers")))
+        # Clocks 20 ms apart per rank (LOOM_CLOCK_SKEW_NS): on the trace's
+        # global axis the ranks still leave each barrier together.
+        tr2 = os.path.join(d, "skewed")
+        rc, out, err = run(a, "report", 3, {"LOOM_TRACE": tr2, "LOOM_CLOCK_SKEW_NS": "20000000"})
+        p = subprocess.run([sys.executable, tool, "trace", "summary", tr2, "--json"], capture_output=True, text=True)
+        try:
+            b = json.loads(p.stdout).get("barriers", {})
+        except ValueError:
+            b = {}
+        check(rc == 0 and b.get("max_exit_spread_us") is not None and b["max_exit_spread_us"] < 10000,
+              "with rank clocks 20 ms apart the barrier exits line up within 10 ms", json.dumps(b) + err)
 
 
 def case_config(a):

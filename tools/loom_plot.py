@@ -28,6 +28,7 @@ def need_matplotlib():
     try:
         import matplotlib
         matplotlib.use("Agg")
+        matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text in SVG (searchable, smaller)
         import matplotlib.pyplot as plt
         return plt
     except ImportError:

@@ -6,6 +6,9 @@
                           operations and the computation between them)
   summary DIR [--json]    where each rank's time went, the top pages by faults
                           and by diff bytes, the hottest locks, barrier skew
+  timeline DIR [--out F] [--window A:B]
+                          the timeline drawn as an image (PNG or SVG by F's
+                          name; matplotlib), optionally of A..B ms only
 
 Standard library only.
 """
@@ -53,19 +56,21 @@ class Rank:
         s0 = next((r for r in syncs if r[3] == 0), None)
         s1 = next((r for r in syncs if r[3] == 1), None)
         signed = lambda u: u - (1 << 64) if u >= 1 << 63 else u
-        # Global = local + offset, the offset moving linearly from the init
-        # measurement to the finalize one (clock drift).
-        self.clock = [(s[0], signed(s[5]), s[6]) for s in (s0, s1) if s]
+        # Anchors (trace time, global time, bound): at trace time t0 the
+        # rank's clock read b and the global clock b + a.  Between (and
+        # beyond) the two anchors the map is linear: it takes in the trace
+        # clock's rate, the drift and the rank's origin.
+        self.clock = [(s[0], s[6] + signed(s[5]), s[1]) for s in (s0, s1) if s]
         self.dropped = sum(r[5] for r in self.recs if r[2] == 13)
 
     def to_global(self, t):
+        """Global ns (rank 0's clock) of trace time t."""
         c = self.clock
         if not c:
             return t
         if len(c) == 1 or c[1][0] == c[0][0]:
-            return t + c[0][1]
-        f = (t - c[0][0]) / (c[1][0] - c[0][0])
-        return t + c[0][1] + f * (c[1][1] - c[0][1])
+            return c[0][1] + (t - c[0][0])
+        return c[0][1] + (t - c[0][0]) * (c[1][1] - c[0][1]) / (c[1][0] - c[0][0])
 
     def bound_ns(self):
         return max((b for _, _, b in self.clock), default=0)
@@ -256,7 +261,7 @@ def summary(ranks):
     out = {"ranks": [], "top_fault_pages": [], "top_diff_pages": [], "locks": [], "barriers": {}}
     faults, diffbytes = defaultdict(lambda: [0, 0.0]), defaultdict(int)
     locks = defaultdict(lambda: [0, 0.0, 0.0])
-    arrivals = defaultdict(dict)
+    arrivals, exits = defaultdict(dict), defaultdict(dict)
     for r in ranks:
         tops = spans(r)
         first = r.recs[0][0] if r.recs else 0
@@ -285,6 +290,8 @@ def summary(ranks):
                 locks[a][2] = max(locks[a][2], dur / 1e3)
             elif ty == 2 and fl in (0, 1):
                 arrivals[a][r.rank] = r.to_global(t0)
+            if ty == 2 and fl in (0, 2):
+                exits[a][r.rank] = r.to_global(t0 + dur)
     base = ranks[0].base
     page_size = ranks[0].page
     out["top_fault_pages"] = [{"page": p, "address": hex(base + p * page_size), "faults": c, "us": round(us, 1)}
@@ -302,9 +309,14 @@ def summary(ranks):
             last_count[order[-1][0]] += 1
         skews.sort()
         worst = max(last_count.items(), key=lambda kv: kv[1])
+        # Every rank leaves a barrier once the last has arrived: the spread
+        # of the exits is what the clocks (and the wake-ups) disagree by.
+        spread = sorted((max(v.values()) - min(v.values())) / 1e3 for v in exits.values() if len(v) == len(ranks))
         out["barriers"] = {"count": len(full), "median_skew_us": round(skews[len(skews) // 2], 1),
                            "max_skew_us": round(skews[-1], 1), "last_arriver": worst[0],
                            "last_arriver_times": worst[1],
+                           "median_exit_spread_us": round(spread[len(spread) // 2], 1) if spread else None,
+                           "max_exit_spread_us": round(spread[-1], 1) if spread else None,
                            "clock_bound_us": round(max(r.bound_ns() for r in ranks) / 1e3, 2)}
     return out
 
@@ -329,8 +341,47 @@ def print_summary(s):
     b = s["barriers"]
     if b:
         print(f"barriers: {b['count']}, arrival skew median {b['median_skew_us']} us, max {b['max_skew_us']} us; "
-              f"rank {b['last_arriver']} arrived last {b['last_arriver_times']} times "
-              f"(clocks agree within {b['clock_bound_us']} us)")
+              f"rank {b['last_arriver']} arrived last {b['last_arriver_times']} times; the ranks left within "
+              f"{b['median_exit_spread_us']} us of each other (median; clocks agree within {b['clock_bound_us']} us)")
+
+
+COLORS = {"compute": "#d9d9d9", "fault": "#d62728", "barrier": "#1f77b4", "lock": "#ff7f0e", "unlock": "#9467bd",
+          "atomic": "#8c564b", "diff": "#2ca02c", "acquire": "#17becf"}
+
+
+def timeline(ranks, out, window):
+    import loom_plot
+    plt = loom_plot.need_matplotlib()
+    v = view(ranks)
+    lo, hi = window if window else (None, None)
+    fig, ax = plt.subplots(figsize=(11, 1.0 + 0.9 * len(ranks)))
+    seen = set()
+    for e in v["traceEvents"]:
+        if e["ph"] != "X":
+            continue
+        ts, te = e["ts"] / 1e3, (e["ts"] + e["dur"]) / 1e3  # ms
+        if lo is not None and (te < lo or ts > hi):
+            continue
+        c = e["cat"]
+        nested = c in ("diff", "acquire")
+        y = e["pid"] + (0.05 if nested else -0.4)
+        h = 0.35 if nested else 0.8
+        ax.broken_barh([(ts, max(te - ts, 1e-4))], (y, h), facecolors=COLORS.get(c, "#000000"),
+                       label=c if c not in seen else None)
+        seen.add(c)
+    ax.set_yticks(range(len(ranks)))
+    ax.set_yticklabels([f"rank {r.rank}\n{r.host}" for r in ranks], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("ms on the global clock (diffs and acquires drawn inside the operation that sent or did them)")
+    if lo is not None:
+        ax.set_xlim(lo, hi)
+    b = ranks[0].build
+    ax.set_title(f"Loom trace: {len(ranks)} ranks, Loom {b.get('version', '?')} ({b.get('commit', '?')})", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
+    fig.tight_layout()
+    fig.savefig(out, dpi=130)
+    print(f"loom trace timeline: {out}")
+    return 0
 
 
 def main(a):
@@ -346,6 +397,12 @@ def main(a):
         n = sum(len(r.recs) for r in ranks)
         print(f"loom trace check: {len(ranks)} ranks, {n} records: " + ("valid" if not errs else f"{len(errs)} problems"))
         return 1 if errs else 0
+    if a.what == "timeline":
+        window = None
+        if a.window:
+            x, y = a.window.split(":")
+            window = (float(x), float(y))
+        return timeline(ranks, a.out or os.path.join(a.dir, "timeline.png"), window)
     if a.what == "view":
         v = view(ranks)
         errs = validate_view(v)

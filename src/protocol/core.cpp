@@ -487,7 +487,8 @@ void proto_acquire(bool prefetch, IvlAcquire kind, uint64_t info) {
   ivl_end_acquire();
   notices_process();
   check_invariants();
-  if (trace_on()) trace_event(Ev::Acquire, tt, rt.st.s.invalidations - inv, rt.st.s.updates - upd);
+  if (trace_on() && (rt.st.s.invalidations != inv || rt.st.s.updates != upd))  // (an acquire that changed nothing is not recorded)
+    trace_event(Ev::Acquire, tt, rt.st.s.invalidations - inv, rt.st.s.updates - upd);
 }
 
 void proto_acquire_range(uint64_t first, uint64_t n) {
