@@ -745,7 +745,7 @@ loom_status_t loom_lock(uint32_t id) {
   rt.sync.held[id] = 1;
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
-  if (trace_on()) trace_event(Ev::Lock, tt, id, 0);
+  if (trace_on()) trace_event(Ev::Lock, tt, id, from);
   return LOOM_OK;
 }
 
@@ -778,7 +778,7 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
   rt.sync.held[id] = 1;
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
-  if (trace_on()) trace_event(Ev::Lock, tt, id, 0);
+  if (trace_on()) trace_event(Ev::Lock, tt, id, from);
   *acquired = 1;
   return LOOM_OK;
 }
@@ -791,11 +791,12 @@ loom_status_t loom_unlock(uint32_t id) {
   double t0 = stat_now();
   const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   proto_release();
-  sync_unlock_raw(id, ivl_release_info());
+  const uint64_t info = ivl_release_info();
+  sync_unlock_raw(id, info);
   rt.sync.held[id] = 0;
   rt.st.s.unlocks++;
   rt.st.s.t_unlock += stat_now() - t0;
-  if (trace_on()) trace_event(Ev::Unlock, tt, id, 0);
+  if (trace_on()) trace_event(Ev::Unlock, tt, id, info);
   return LOOM_OK;
 }
 

@@ -27,8 +27,8 @@ namespace loom {
 enum class Ev : uint8_t {
   Fault = 1,       // flags: 1 write; a: page; b: home | pages fetched << 32
   Barrier = 2,     // a: barrier number (1, 2, ... since loom_init); flags: 1 split barrier's arrive, 2 its wait
-  Lock = 3,        // a: lock id; flags: 1 trylock that failed
-  Unlock = 4,      // a: lock id
+  Lock = 3,        // a: lock id; b: the hand-over value it got (0: none; see intervals.hpp); flags: 1 trylock that failed
+  Unlock = 4,      // a: lock id; b: the hand-over value it left
   Diff = 5,        // a: page; b: bytes | runs << 32 | home << 48
   Atomic = 6,      // a: byte offset in Loom memory; b: operation (loom_atomic_*)
   Alloc = 7,       // a: first page; b: pages | kind << 56 (1 loom_alloc, 2 collective, 3 small-block chunk)
@@ -38,6 +38,7 @@ enum class Ev : uint8_t {
   Cpu = 11,        // a: the thread's CPU time, ns since the trace began; b: wall ns of the sample
   Sync = 12,       // a: offset global - rank clock, ns (signed); b: the rank's clock, ns; dur: the bound; flags: 0 init, 1 finalize
   Dropped = 13,    // a: records dropped because both buffers were full
+  Pages = 14,      // a sample at each synchronization, before its release: a: pages cached here, b: pages dirty
 };
 
 struct TraceRec {
@@ -62,7 +63,8 @@ void trace_stop();
 uint64_t trace_now();
 // Append one record (start t0 from trace_now(), ends now).
 void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags = 0);
-// At synchronization: write a full buffer, sample the CPU clock if due.
+// At synchronization (before its release): write a full buffer, and
+// record how many pages are cached and dirty.
 void trace_sync_point();
 
 }  // namespace loom

@@ -111,6 +111,17 @@ def case_trace(a):
               "the hottest lock is lock 0, taken 9 times", json.dumps(s.get("locks")))
         check(s.get("barriers", {}).get("count") == counted[0][0] + 2, "every barrier's arrivals are matched",
               json.dumps(s.get("barriers")))
+        out_json = os.path.join(d, "view.json")
+        p = subprocess.run([sys.executable, tool, "trace", "view", tr, "--out", out_json], capture_output=True, text=True)
+        try:
+            ev = json.load(open(out_json))["traceEvents"]
+        except (OSError, ValueError, KeyError):
+            ev = []
+        starts = [e for e in ev if e.get("ph") == "s"]
+        check(p.returncode == 0 and 0 < len(starts) <= 8 and all(e["pid"] in (0, 1, 2) for e in starts),
+              "lock hand-overs between ranks are flow arrows (at most 8 of the 9 acquisitions)", p.stdout + p.stderr)
+        check(any(e.get("ph") == "C" and e.get("name") == "pages" for e in ev), "cached and dirty pages are counters",
+              p.stdout)
         # Clocks 20 ms apart per rank (LOOM_CLOCK_SKEW_NS): on the trace's
         # global axis the ranks still leave each barrier together.
         tr2 = os.path.join(d, "skewed")

@@ -22,7 +22,7 @@ from collections import defaultdict
 MAGIC = b"LOOMTRC1"
 REC = struct.Struct("<QIBBHQQ")
 TYPES = {1: "fault", 2: "barrier", 3: "lock", 4: "unlock", 5: "diff", 6: "atomic", 7: "alloc", 8: "free",
-         9: "acquire", 10: "migrate", 11: "cpu", 12: "sync", 13: "dropped"}
+         9: "acquire", 10: "migrate", 11: "cpu", 12: "sync", 13: "dropped", 14: "pages"}
 # Loom operations the program called or faulted into: the top level of a rank's timeline.
 TOP = {1, 2, 3, 4, 6}
 ATOMIC_OPS = {0: "fetch_add", 1: "cas", 2: "exchange", 3: "load", 4: "store"}
@@ -110,7 +110,7 @@ def check(ranks):
                 continue
             end = t0 + dur
             # Records are written when their operation ends; nested ones end first.
-            if end + 1000 < last_end and ty not in (11, 12, 13):
+            if end + 1000 < last_end and ty not in (11, 12, 13, 14):
                 errs.append(f"{q}: {TYPES[ty]} ends at {end} ns, before the previous record's end {last_end}")
             last_end = max(last_end, end)
             if ty in (1, 5) and a >= pages:
@@ -201,6 +201,10 @@ def view(ranks):
         out = []
         for x in r.recs:
             t0, dur, ty, fl, th, a, b = x
+            if ty == 14:
+                out.append({"ph": "C", "name": "pages", "pid": pid, "tid": th, "ts": g(t0),
+                            "args": {"cached": a, "dirty": b}})
+                continue
             if ty in (11, 12, 13):
                 continue
             if ty in (7, 8, 10):
@@ -222,9 +226,45 @@ def view(ranks):
             prev = e if prev is None else max(prev, e)
         out.sort(key=lambda d: (d["ts"], -d.get("dur", 0)))
         ev += out
+    ev += flows(ranks, origin)
     meta = {"ranks": len(ranks), "clock bound us": max(r.bound_ns() for r in ranks) / 1000.0,
             "loom": ranks[0].build}
     return {"traceEvents": ev, "displayTimeUnit": "ns", "otherData": meta}
+
+
+def flows(ranks, origin):
+    """Arrows from the unlock that handed a lock over to the lock that got
+    it: a lock's record carries the hand-over value (releasing rank + 1 in
+    bits 32-39), and the releaser is that rank's last unlock of the same
+    lock before the acquisition ended.  Without a value (LOOM_EXACT=0, or a
+    releaser that never wrote under a lock) there is no arrow."""
+    unlocks = defaultdict(list)  # (lock, rank) -> [(global end, global start)]
+    for r in ranks:
+        for t0, dur, ty, fl, th, a, b in r.recs:
+            if ty == 4:
+                unlocks[(a, r.rank)].append((r.to_global(t0 + dur), r.to_global(t0)))
+    for v in unlocks.values():
+        v.sort()
+    out, n = [], 0
+    for r in ranks:
+        for t0, dur, ty, fl, th, a, b in r.recs:
+            if ty != 3 or fl & 1 or not b:
+                continue
+            src = ((b >> 32) & 0xff) - 1
+            if src < 0 or src == r.rank:
+                continue
+            end = r.to_global(t0 + dur)
+            cands = unlocks.get((a, src), [])
+            i = bisect.bisect_right(cands, (end, float("inf"))) - 1
+            if i < 0:
+                continue
+            u_end, u_start = cands[i]
+            n += 1
+            out.append({"ph": "s", "id": n, "name": "lock hand-over", "cat": "lock", "pid": src, "tid": 0,
+                        "ts": (u_start - origin) / 1000.0})
+            out.append({"ph": "f", "bp": "e", "id": n, "name": "lock hand-over", "cat": "lock", "pid": r.rank,
+                        "tid": th, "ts": (end - origin) / 1000.0 - 1e-3})
+    return out
 
 
 def validate_view(v):
@@ -233,13 +273,26 @@ def validate_view(v):
     errs = []
     tracks = defaultdict(list)
     for e in v["traceEvents"]:
-        if e.get("ph") not in ("X", "i", "M", "C"):
+        if e.get("ph") not in ("X", "i", "M", "C", "s", "f"):
             errs.append(f"unknown phase {e.get('ph')}")
         if e.get("ph") == "M":
             continue
         if not isinstance(e.get("ts"), (int, float)) or (e["ph"] == "X" and e.get("dur", -1) < 0):
             errs.append(f"bad ts/dur in {e}")
+        if e["ph"] in ("s", "f"):
+            continue  # flows join tracks; their ends are checked below
         tracks[(e["pid"], e["tid"])].append(e)
+    ends = defaultdict(list)
+    for e in v["traceEvents"]:
+        if e.get("ph") in ("s", "f"):
+            ends[e["id"]].append(e)
+    slack = v.get("otherData", {}).get("clock bound us", 0) + 1e-3
+    for i, pair in ends.items():
+        by = {x["ph"]: x for x in pair}
+        if len(pair) != 2 or set(by) != {"s", "f"}:
+            errs.append(f"flow {i}: not one start and one finish")
+        elif by["s"]["ts"] > by["f"]["ts"] + slack:
+            errs.append(f"flow {i}: the hand-over starts {by['s']['ts'] - by['f']['ts']:.3f} us after the lock was got")
     for k, es in tracks.items():
         ts = [e["ts"] for e in es]
         if ts != sorted(ts):
@@ -379,6 +432,8 @@ def timeline(ranks, out, window):
     ax.set_title(f"Loom trace: {len(ranks)} ranks, Loom {b.get('version', '?')} ({b.get('commit', '?')})", fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
     fig.tight_layout()
+    if os.path.dirname(out):
+        os.makedirs(os.path.dirname(out), exist_ok=True)
     fig.savefig(out, dpi=130)
     print(f"loom trace timeline: {out}")
     return 0
