@@ -135,6 +135,33 @@ def case_trace(a):
               "with rank clocks 20 ms apart the barrier exits line up within 10 ms", json.dumps(b) + err)
 
 
+def case_tool(a):
+    """loom config and loom run, as a user calls them."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "loom")
+    env = dict(os.environ, LOOM_MEM_SIZE="2G", LOOM_STAT="1", LOOM_LIB_DIR=a.build)
+    p = subprocess.run([sys.executable, tool, "config", "--json"], env=env, capture_output=True, text=True)
+    try:
+        j = json.loads(p.stdout)
+        by = {r["name"]: r for r in j["settings"]}
+    except (ValueError, KeyError):
+        j, by = {}, {}
+    check(by.get("LOOM_MEM_SIZE", {}).get("value") == "2147483648" and by["LOOM_MEM_SIZE"]["source"] == "environment",
+          "loom config: a set value and where it comes from", p.stdout[:2000] + p.stderr)
+    check(by.get("LOOM_LOCKS", {}).get("source") == "default" and by["LOOM_LOCKS"]["value"] == "1024",
+          "loom config: a default", p.stdout[:2000])
+    check(j.get("unknown") == ["LOOM_STAT"], "loom config: the typo is listed as no setting", p.stdout[-500:])
+    bad = subprocess.run([sys.executable, tool, "config"], env=dict(env, LOOM_MEM_SIZE="12Q"), capture_output=True,
+                         text=True)
+    check(bad.returncode != 0 and "12Q" in bad.stderr, "loom config: a bad value fails, naming it", bad.stderr)
+    e = dict(os.environ, LOOM_MEM_SIZE="64M")
+    e.pop("LOOM_STATS", None)
+    p = subprocess.run([sys.executable, tool, "run", "-n", "2", "--stats", "--mpiexec", a.mpiexec, a.prog, "report"],
+                       env=e, capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0 and "loom run: " in p.stderr and "loom stats: 2 ranks" in p.stderr and
+          "first_hour: " in p.stdout, "loom run -n 2 --stats runs the program and prints the statistics",
+          p.stdout + p.stderr)
+
+
 def case_config(a):
     rc, out, err = run(a, "report", 3, {"LOOM_MEM_SIZE": "12Q"})
     check(rc != 0, "a bad LOOM_MEM_SIZE fails the start", out + err)
@@ -168,7 +195,7 @@ def case_thread_fault(a):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("case", choices=["report", "trace", "config", "collective", "thread_call", "thread_fault"])
+    ap.add_argument("case", choices=["report", "trace", "tool", "config", "collective", "thread_call", "thread_fault"])
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--prog", required=True)
     ap.add_argument("--build", required=True)
