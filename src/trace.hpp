@@ -39,6 +39,8 @@ enum class Ev : uint8_t {
   Sync = 12,       // a: offset global - rank clock, ns (signed); b: the rank's clock, ns; dur: the bound; flags: 0 init, 1 finalize
   Dropped = 13,    // a: records dropped because both buffers were full
   Pages = 14,      // a sample at each synchronization, before its release: a: pages cached here, b: pages dirty
+  Notice = 15,     // one sent (eager protocols, loom_update, frees): a: first page; b: pages | kind << 32 | target rank << 48
+  Notices = 16,    // the notices this rank received, acted on: a: notices; b: pages dropped | pages refreshed << 32
 };
 
 struct TraceRec {

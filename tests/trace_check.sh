@@ -11,7 +11,13 @@ rm -rf "$dir"
 LOOM_TRACE=$dir "$@" || { echo "trace_check: the program failed"; exit 1; }
 "$py" "$tool" trace check "$dir" || exit 1
 "$py" "$tool" trace view "$dir" --out "$dir/trace.json" || exit 1
-"$py" "$tool" trace summary "$dir" >/dev/null || { echo "trace_check: summary failed"; exit 1; }
+"$py" "$tool" trace summary "$dir" --json > "$dir/summary.json" || { echo "trace_check: summary failed"; exit 1; }
+if [ -n "${EXPECT_NOTICES:-}" ]; then  # notices of this kind were sent, and others acted on notices
+  "$py" -c "import json,sys; ev=json.load(open(sys.argv[1]))['traceEvents']; s=json.load(open(sys.argv[2]))['ranks']; \
+sys.exit(0 if any(e.get('cat') == 'notice' and e['args']['kind'] == sys.argv[3] for e in ev) and \
+sum(r['notices_received'] for r in s) > 0 else 1)" "$dir/trace.json" "$dir/summary.json" "$EXPECT_NOTICES" ||
+    { echo "trace_check: no $EXPECT_NOTICES notices in the trace"; exit 1; }
+fi
 du -sh "$dir" | sed 's/^/trace_check: trace size /'
 rm -rf "$dir"  # kept only when a check failed
 echo "trace_check: ok"

@@ -22,7 +22,8 @@ from collections import defaultdict
 MAGIC = b"LOOMTRC1"
 REC = struct.Struct("<QIBBHQQ")
 TYPES = {1: "fault", 2: "barrier", 3: "lock", 4: "unlock", 5: "diff", 6: "atomic", 7: "alloc", 8: "free",
-         9: "acquire", 10: "migrate", 11: "cpu", 12: "sync", 13: "dropped", 14: "pages"}
+         9: "acquire", 10: "migrate", 11: "cpu", 12: "sync", 13: "dropped", 14: "pages", 15: "notice",
+         16: "notices"}
 # Loom operations the program called or faulted into: the top level of a rank's timeline.
 TOP = {1, 2, 3, 4, 6}
 ATOMIC_OPS = {0: "fetch_add", 1: "cas", 2: "exchange", 3: "load", 4: "store"}
@@ -119,6 +120,8 @@ def check(ranks):
                 errs.append(f"{q}: home {b & 0xffff} is not a rank")
             if ty == 5 and (b >> 48) >= n:
                 errs.append(f"{q}: diff home {b >> 48} is not a rank")
+            if ty == 15 and ((b >> 48) >= n or (b >> 48) == r.rank or a >= pages):
+                errs.append(f"{q}: notice to rank {b >> 48} about page {a}")
             if ty in (7, 8) and (a + (b & ((1 << 56) - 1)) > pages or (b >> 56) not in KINDS):
                 errs.append(f"{q}: block of {b & ((1 << 56) - 1)} pages at page {a}, kind {b >> 56}, does not fit")
             if ty == 1 and fl not in (0, 1) or ty == 2 and fl not in (0, 1, 2) or ty == 3 and fl not in (0, 1):
@@ -183,6 +186,13 @@ def args_of(r, x):
         return {"pages dropped": a, "pages updated": b}
     if ty == 10:
         return {"homes taken": a}
+    if ty == 15:
+        kinds = {0: "invalidate", 1: "update", 2: "install", 3: "other"}
+        k = (b >> 32) & 0xff
+        return {"first page": a, "pages": b & 0xffffffff, "to rank": b >> 48,
+                "kind": ("placement " if k & 4 else "") + kinds.get(k & 3, str(k & 3))}
+    if ty == 16:
+        return {"notices": a, "pages dropped": b & 0xffffffff, "pages refreshed": b >> 32}
     return {}
 
 
@@ -207,7 +217,7 @@ def view(ranks):
                 continue
             if ty in (11, 12, 13):
                 continue
-            if ty in (7, 8, 10):
+            if ty in (7, 8, 10, 15):
                 out.append({"ph": "i", "s": "t", "name": name_of(x), "cat": TYPES[ty], "pid": pid, "tid": th,
                             "ts": g(t0), "args": args_of(r, x)})
                 continue
@@ -329,7 +339,9 @@ def summary(ranks):
                              **{f"{k}_s": v for k, v in sorted(cat.items())},
                              "compute_s": max(0.0, wall - inside),
                              "cpu_s": (cpu[-1] - cpu[0]) / 1e9 if len(cpu) > 1 else None,
-                             "counts": {TYPES[t]: sum(1 for x in r.recs if x[2] == t) for t in TOP}})
+                             "counts": {TYPES[t]: sum(1 for x in r.recs if x[2] == t) for t in TOP},
+                             "notices_sent": sum(1 for x in r.recs if x[2] == 15),
+                             "notices_received": sum(x[5] for x in r.recs if x[2] == 16)})
         for x in r.recs:
             t0, dur, ty, fl, th, a, b = x
             if ty == 1:

@@ -1,5 +1,6 @@
 // Notice rings between ranks (notices.hpp has the layout and the rules).
 #include "protocol/notices.hpp"
+#include "trace.hpp"
 
 #include <algorithm>
 
@@ -20,6 +21,8 @@ void queue_run(int r, uint64_t p, uint64_t kind, uint64_t n) {
     const uint64_t k = std::min(n, kNoticeMaxRun);
     rt.rings.outbox[r].push_back((k - 1) << 40 | p << 2 | kind);
     rt.st.s.notices++;
+    if (trace_on())  // kind: the notice kind in bits 0-1, bit 2 for a placement notice (forget, watch, switch)
+      trace_event(Ev::Notice, trace_now(), p, k | ((kind & 3) | (kind >> 63) << 2) << 32 | (uint64_t)(uint16_t)r << 48);
     p += k;
     n -= k;
   }
@@ -163,6 +166,8 @@ void notices_process() {
   }
   if (notes.empty() && forgets.empty() && watches.empty() && eager.empty() && !overflow) return;
   double t0 = stat_now();
+  const uint64_t tt = trace_on() ? trace_now() : 0;
+  const uint64_t received = notes.size() + forgets.size() + watches.size() + eager.size();
   drop.clear();
   refresh.clear();
   // Blocks freed by other ranks first: every other notice is about a
@@ -209,6 +214,7 @@ void notices_process() {
   drop_pages(drop);
   refresh_pages(refresh, true);
   rt.st.s.t_update += stat_now() - t0;
+  if (trace_on()) trace_event(Ev::Notices, tt, received, drop.size() | (uint64_t)refresh.size() << 32);
 }
 
 }  // namespace loom
