@@ -335,7 +335,7 @@ void lift_state() {
 
 Status barrier() {
   double t0 = stat_now();
-  const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
+  const uint64_t tt = trace_on() ? (trace_sync_point(true), trace_now()) : 0;
   rt.ivl.in_barrier = true;  // no interval record: this barrier's acquire covers the interval
   proto_release();
   rt.ivl.in_barrier = false;
@@ -393,7 +393,7 @@ Status barrier_arrive(const int* ranks, int n, const char* fn) {
     return fail(LOOM_ERR_BUSY, "%s: this rank has arrived at a split barrier already; call loom_barrier_wait first", fn);
   LOOM_TRY(group_of(ranks, n, fn, &rt.sync.pending_group));
   double t0 = stat_now();
-  const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
+  const uint64_t tt = trace_on() ? (trace_sync_point(true), trace_now()) : 0;
   proto_release();
   sync_group_arrive(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size());
   rt.sync.barrier_pending = true;

@@ -166,10 +166,10 @@ void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags) {
   }
 }
 
-void trace_sync_point() {
+void trace_sync_point(bool barrier) {
   if (!g_trace_on) return;
-  const uint64_t t = trace_now();
-  put(TraceRec{t, 0, (uint8_t)Ev::Pages, 0, 0, rt.pages.cached.size(), rt.pages.dirty.size()});
+  if (barrier)  // (not at locks: a lock-bound program would double its records)
+    put(TraceRec{trace_now(), 0, (uint8_t)Ev::Pages, 0, 0, rt.pages.cached.size(), rt.pages.dirty.size()});
   if (g.full_pending) {
     flush(g.full);
     g.full_pending = false;

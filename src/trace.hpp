@@ -38,7 +38,7 @@ enum class Ev : uint8_t {
   Cpu = 11,        // a: the thread's CPU time, ns since the trace began; b: wall ns of the sample
   Sync = 12,       // a: offset global - rank clock, ns (signed); b: the rank's clock, ns; dur: the bound; flags: 0 init, 1 finalize
   Dropped = 13,    // a: records dropped because both buffers were full
-  Pages = 14,      // a sample at each synchronization, before its release: a: pages cached here, b: pages dirty
+  Pages = 14,      // a sample at each barrier, before its release: a: pages cached here, b: pages dirty
   Notice = 15,     // one sent (eager protocols, loom_update, frees): a: first page; b: pages | kind << 32 | target rank << 48
   Notices = 16,    // the notices this rank received, acted on: a: notices; b: pages dropped | pages refreshed << 32
 };
@@ -65,8 +65,8 @@ void trace_stop();
 uint64_t trace_now();
 // Append one record (start t0 from trace_now(), ends now).
 void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags = 0);
-// At synchronization (before its release): write a full buffer, and
-// record how many pages are cached and dirty.
-void trace_sync_point();
+// At synchronization (before its release): write a full buffer; at a
+// barrier also record how many pages are cached and dirty.
+void trace_sync_point(bool barrier = false);
 
 }  // namespace loom
