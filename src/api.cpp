@@ -104,12 +104,12 @@ void compute_layout() {
   rt.heap_lock = rt.cfg.locks;
   MetaLayout& m = rt.meta;
   m.barrier = 0;
-  m.tails = (uint64_t)kBarrierWords * 8;
+  m.tails = align(barrier_area_words(rt.nranks) * 8, 64);
   m.qnodes = align(m.tails + (rt.locks_total + N - 1) / N * 8, 64);
   m.dir = align(m.qnodes + (uint64_t)rt.locks_total * 16, 64);
-  m.heap = align(m.dir + (rt.npages + N - 1) / N * 16, kPage);
+  m.heap = align(m.dir + (rt.npages + N - 1) / N * dir_entry_bytes(), kPage);
   m.copyset = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
-  m.rings = align(m.copyset + rt.npages * 8, 64);
+  m.rings = align(m.copyset + rt.npages * 8 * (uint64_t)rank_planes(), 64);
   m.small = align(m.rings + N * kRingWords * 8, 64);
   m.ivl = align(m.small + kSmallMetaBytes, 64);
   m.size = align(m.ivl + ivl_meta_bytes(rt.nranks), kPage);

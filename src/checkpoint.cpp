@@ -92,7 +92,7 @@ Status write_atomically(const std::string& dir, const std::string& path, F&& bod
   return Status::ok();
 }
 
-uint64_t dir_region() { return (rt.npages + (uint64_t)rt.nranks - 1) / (uint64_t)rt.nranks * 16; }
+uint64_t dir_region() { return (rt.npages + (uint64_t)rt.nranks - 1) / (uint64_t)rt.nranks * dir_entry_bytes(); }
 uint64_t heap_region() { return rt.meta.copyset - rt.meta.heap; }
 
 Status read_latest(const char* dir, Latest* out) {

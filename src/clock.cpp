@@ -32,7 +32,6 @@ ClockState g_clock;
 
 double local_clock() { return now() + (double)rt.rank * (double)rt.cfg.clock_skew_ns * 1e-9; }
 
-constexpr uint64_t kPing = 128, kPongTime = 192, kPongSeq = 193;  // barrier-region words
 
 uint64_t word_off(uint64_t w) { return rt.meta.barrier + w * 8; }
 
@@ -52,22 +51,22 @@ void measure(int rounds, double* offset, double* bound) {
       for (int k = 1; k <= rounds; k++) {
         const uint64_t seq = base + (uint64_t)k;
         wait_site("loom_clock_sync / loom_clock_check", -1, peer);
-        spin_until([&] { return tp.load(0, Seg::Meta, word_off(kPing + (uint64_t)peer)) >= seq; });
+        spin_until([&] { return tp.load(0, Seg::Meta, word_off(ping_word(rt.nranks, peer))) >= seq; });
         double t = local_clock();
         uint64_t bits;
         std::memcpy(&bits, &t, 8);
-        tp.store(peer, Seg::Meta, word_off(kPongTime), bits);
-        tp.store(peer, Seg::Meta, word_off(kPongSeq), seq);
+        tp.store(peer, Seg::Meta, word_off(kPongTimeWord), bits);
+        tp.store(peer, Seg::Meta, word_off(kPongSeqWord), seq);
       }
   } else {
     for (int k = 1; k <= rounds; k++) {
       const uint64_t seq = base + (uint64_t)k;
       double t0 = local_clock();
-      tp.store(0, Seg::Meta, word_off(kPing + (uint64_t)rt.rank), seq);
+      tp.store(0, Seg::Meta, word_off(ping_word(rt.nranks, rt.rank)), seq);
       wait_site("loom_clock_sync / loom_clock_check", -1, 0);
-      spin_until([&] { return tp.load(rt.rank, Seg::Meta, word_off(kPongSeq)) >= seq; });
+      spin_until([&] { return tp.load(rt.rank, Seg::Meta, word_off(kPongSeqWord)) >= seq; });
       double t2 = local_clock(), tref;
-      uint64_t bits = tp.load(rt.rank, Seg::Meta, word_off(kPongTime));
+      uint64_t bits = tp.load(rt.rank, Seg::Meta, word_off(kPongTimeWord));
       std::memcpy(&tref, &bits, 8);
       if (t2 - t0 < best_rtt) {
         best_rtt = t2 - t0;

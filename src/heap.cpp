@@ -24,9 +24,9 @@
 namespace loom {
 namespace {
 
-// npages in the low 34 bits (LOOM_MEM_SIZE is at most 16 TiB: 2^32 pages),
-// the tag in the next 22, the kind in the top 8.
-constexpr uint64_t kPagesBits = 34;
+// npages in the low 31 bits (a block is less than 8 TiB; LOOM_MEM_SIZE is
+// at most 16 TiB), the tag in the next 25, the kind in the top 8.
+constexpr uint64_t kPagesBits = 31;
 static_assert(kPagesBits + kHeapTagBits == 56, "the kind keeps the top byte");
 struct Block {
   uint64_t first;
@@ -69,7 +69,10 @@ size_t find(const std::vector<Block>& t, uint64_t first) {
 }  // namespace
 
 Status heap_alloc(uint64_t npages, uint32_t kind, uint64_t* first_page, uint32_t tag) {
-  LOOM_ASSERT(tag < (1u << kHeapTagBits) && npages < (1ull << kPagesBits));
+  LOOM_ASSERT(tag < (1u << kHeapTagBits));
+  if (npages >= (1ull << kPagesBits))
+    return fail(LOOM_ERR_NO_MEMORY, "allocation of %llu bytes: one block is less than %llu bytes",
+                (unsigned long long)(npages * kPage), (unsigned long long)((1ull << kPagesBits) * kPage));
   std::vector<Block> t;
   sync_lock_raw(rt.heap_lock);
   read_table(t);
@@ -256,7 +259,7 @@ size_t heap_describe_near(uint64_t off, char* buf, size_t len) {
     if (b.kind() == kHeapCollective)
       std::snprintf(out, n, "the collective block at %p (%llu bytes, pages of loom_alloc_collective)", start, bytes);
     else if (b.kind() == kHeapSmall)
-      std::snprintf(out, n, "rank %u's chunk of small loom_alloc blocks at %p (%llu bytes)", b.tag() >> 16, start, bytes);
+      std::snprintf(out, n, "rank %u's chunk of small loom_alloc blocks at %p (%llu bytes)", b.tag() >> 13, start, bytes);
     else
       std::snprintf(out, n, "the block at %p (%llu bytes in whole pages) that rank %u allocated with loom_alloc", start,
                     bytes, b.tag());

@@ -11,7 +11,7 @@ constexpr uint32_t kHeapMax = 16384;  // allocated blocks at once
 // Kinds of blocks: loom_alloc's whole-page blocks, collective blocks, and
 // chunks of the small-block allocator (small_alloc.hpp), never freed.
 enum : uint32_t { kHeapSingle = 1, kHeapCollective = 2, kHeapSmall = 3 };
-constexpr uint64_t kHeapTagBits = 22;  // a block's tag: what its kind needs to say (chunks: owner, slot, class)
+constexpr uint64_t kHeapTagBits = 25;  // a block's tag: what its kind needs to say (chunks: owner, slot, class)
 
 struct HeapBlock {
   uint64_t first, npages;

@@ -34,15 +34,18 @@
 
 namespace loom {
 
-constexpr int kMaxRanks = 64;  // writer sets and copy-sets are 64-bit masks
+// The rank limit: queue entries in a lock's tail word are 16 bits, and a
+// small-block chunk's heap tag names its owner in 12 bits (small_alloc.cpp).
+// Sets of ranks (writer sets, copy-sets) are as many 64-bit planes as the
+// rank count needs (protocol.hpp, rank_planes).
+constexpr int kMaxRanks = 4096;
 
 // Layout of the Meta segment (identical on every rank; api.cpp computes it).
 struct MetaLayout {
-  uint64_t barrier;    // 64 flags written by dissemination partners (two banks of 32), then
-                       // 64 pair counters (group barriers), one per peer,
-                       // 64 clock pings (on rank 0), a clock pong {time, seq},
-                       // at word 250 the hang word (watchdog.cpp), at 251
-                       // the lock-id counter (on rank 0, loom_lock_alloc)
+  uint64_t barrier;    // the barrier area: 64 flags written by dissemination partners
+                       // (two banks of 32), single words (kPongTimeWord ..
+                       // kTurnWord below), then N pair counters (group
+                       // barriers), one per peer, and N clock pings (on rank 0)
   uint64_t tails;      // lock queue tails for the locks this rank hosts
   uint64_t qnodes;     // this rank's queue node {next, locked} for every lock
   uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
@@ -53,8 +56,16 @@ struct MetaLayout {
   uint64_t ivl;        // this rank's interval records (intervals.cpp)
   uint64_t size;
 };
-constexpr int kBarrierWords = 256;  // 64 dissemination, 64 pair, 64 clock ping, 2 clock pong
-constexpr uint64_t kLockCounterWord = 251;
+// Words of the barrier area.
+constexpr uint64_t kPongTimeWord = 64;     // clock.cpp: the clock pong {time, seq}
+constexpr uint64_t kPongSeqWord = 65;
+constexpr uint64_t kHangWord = 66;         // watchdog.cpp
+constexpr uint64_t kLockCounterWord = 67;  // on rank 0: loom_lock_alloc's counter
+constexpr uint64_t kTurnWord = 68;         // on rank 0: spawn.cpp's ordered first locks
+constexpr uint64_t kPairWord0 = 72;        // then N pair counters, then N clock pings
+inline uint64_t barrier_area_words(int nranks) { return kPairWord0 + 2 * (uint64_t)nranks; }
+inline uint64_t pair_word(int peer) { return kPairWord0 + (uint64_t)peer; }
+inline uint64_t ping_word(int nranks, int peer) { return kPairWord0 + (uint64_t)nranks + (uint64_t)peer; }
 
 // Function-local scratch containers in Loom are allocated once and never
 // destroyed (`static T& x = *new T;`): Loom may run from an exit handler

@@ -44,12 +44,12 @@ int class_of(size_t size) {
 }
 uint32_t blocks_of(int cls) { return (uint32_t)(kChunkPages * kPage / kClassSize[cls]); }
 
-// Tag: class in bits 0-3, slot in 4-15, owner rank in 16-21.
-static_assert(kSmallClasses <= 16 && kSmallSlots <= 4096 && kMaxRanks <= 64, "the tag's fields");
-uint32_t make_tag(int cls, uint32_t slot, int owner) { return (uint32_t)cls | slot << 4 | (uint32_t)owner << 16; }
+// Tag: class in bits 0-3, slot in 4-12, owner rank in 13-24.
+static_assert(kSmallClasses <= 16 && kSmallSlots <= 512 && kMaxRanks <= 4096 && kHeapTagBits >= 25, "the tag's fields");
+uint32_t make_tag(int cls, uint32_t slot, int owner) { return (uint32_t)cls | slot << 4 | (uint32_t)owner << 13; }
 int tag_class(uint32_t t) { return (int)(t & 15); }
-uint32_t tag_slot(uint32_t t) { return (t >> 4) & 4095; }
-int tag_owner(uint32_t t) { return (int)(t >> 16); }
+uint32_t tag_slot(uint32_t t) { return (t >> 4) & 511; }
+int tag_owner(uint32_t t) { return (int)(t >> 13); }
 
 uint64_t frees_off() { return rt.meta.small; }
 uint64_t slot_off(uint32_t slot) { return rt.meta.small + 8 * (8 + (uint64_t)slot * kSlotWords); }

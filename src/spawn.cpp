@@ -51,7 +51,6 @@ namespace {
 
 constexpr int kTagCommand = 7;
 constexpr uint64_t kCmdSpawn = 1, kCmdExit = 2;
-constexpr uint64_t kTurnWord = 252;  // of rank 0's barrier area: the ordered first locks
 constexpr size_t kChunk = size_t(1) << 30;
 constexpr const char* kReexecVar = "LOOM_SERIAL_REEXEC";
 

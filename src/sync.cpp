@@ -30,6 +30,10 @@ uint64_t tail_off(uint32_t id) { return rt.meta.tails + (uint64_t)(id / (uint32_
 int tail_rank(uint32_t id) { return (int)(id % (uint32_t)rt.nranks); }
 uint64_t next_off(uint32_t id) { return rt.meta.qnodes + (uint64_t)id * 16; }
 uint64_t locked_off(uint32_t id) { return next_off(id) + 8; }
+// A tail word's low bits: the last queued rank + 1 (kMaxRanks fits).
+constexpr int kQueueBits = 16;
+constexpr uint64_t kQueueMask = (1ull << kQueueBits) - 1;
+static_assert(kMaxRanks < (1 << kQueueBits) && kIvlInfoBits + kQueueBits <= 64, "the tail word's fields");
 
 }  // namespace
 
@@ -86,8 +90,8 @@ unsigned sync_barrier_or(unsigned mine) {
   return (unsigned)out;
 }
 
-// The tail word is (hand-over value << 8) | (last queued rank + 1): the
-// low byte 0 means free, and then the rest is what the last holder left.  A
+// The tail word is (hand-over value << 16) | (last queued rank + 1): the
+// low 16 bits 0 mean free, and then the rest is what the last holder left.  A
 // waiter's `locked` word is 1 until its predecessor stores the hand-over
 // value << 1 there.
 uint64_t sync_lock_raw(uint32_t id) {
@@ -96,8 +100,8 @@ uint64_t sync_lock_raw(uint32_t id) {
   tp.store(rt.rank, Seg::Meta, next_off(id), 0);
   tp.store(rt.rank, Seg::Meta, locked_off(id), 1);
   const uint64_t old = tp.swap(tail_rank(id), Seg::Meta, tail_off(id), me);
-  const uint64_t pred = old & 0xff;
-  if (pred == 0) return old >> 8;
+  const uint64_t pred = old & kQueueMask;
+  if (pred == 0) return old >> kQueueBits;
   tp.store((int)pred - 1, Seg::Meta, next_off(id), me);
   wait_site(id == rt.heap_lock ? "the heap lock (loom_alloc, loom_free)" : "loom_lock", id == rt.heap_lock ? -1 : id,
             (int)pred - 1);
@@ -107,7 +111,7 @@ uint64_t sync_lock_raw(uint32_t id) {
 }
 
 // The lock if it is free: the queue is empty exactly when the tail's low
-// byte is 0, so one CAS of the tail from the value read to this rank either
+// 16 bits are 0, so one CAS of the tail from the value read to this rank either
 // makes it the holder with no predecessor (its node's next cleared first,
 // for a successor to link into) or changes nothing.  A failed attempt leaves
 // no queue entry: only this rank's own node, unused while it neither holds
@@ -118,10 +122,10 @@ bool sync_trylock_raw(uint32_t id, uint64_t* info) {
   tp.store(rt.rank, Seg::Meta, next_off(id), 0);
   uint64_t seen = 0;
   for (int tries = 0; tries < 2; tries++) {  // the tail as last left, then as read
-    if (seen & 0xff) return false;
+    if (seen & kQueueMask) return false;
     const uint64_t was = tp.cas(tail_rank(id), Seg::Meta, tail_off(id), seen, me);
     if (was == seen) {
-      *info = seen >> 8;
+      *info = seen >> kQueueBits;
       return true;
     }
     seen = was;
@@ -135,7 +139,7 @@ void sync_unlock_raw(uint32_t id, uint64_t info) {
   LOOM_ASSERT(info < 1ull << kIvlInfoBits);
   uint64_t next = tp.load(rt.rank, Seg::Meta, next_off(id));
   if (next == 0) {
-    if (tp.cas(tail_rank(id), Seg::Meta, tail_off(id), me, info << 8) == me) return;  // no successor
+    if (tp.cas(tail_rank(id), Seg::Meta, tail_off(id), me, info << kQueueBits) == me) return;  // no successor
     wait_site("loom_unlock (for the next rank in the lock's queue)", id);
     spin_until([&] { return (next = tp.load(rt.rank, Seg::Meta, next_off(id))) != 0; });
   }
@@ -147,7 +151,7 @@ void sync_group_arrive(const int* ranks, int n) {
     int j = ranks[i];
     if (j == rt.rank) continue;
     uint64_t c = ++rt.sync.pair_count[j];
-    rt.tp.store(j, Seg::Meta, rt.meta.barrier + (64 + (uint64_t)rt.rank) * 8, c);
+    rt.tp.store(j, Seg::Meta, rt.meta.barrier + pair_word(rt.rank) * 8, c);
   }
 }
 
@@ -156,7 +160,7 @@ void sync_group_wait(const int* ranks, int n) {
   for (int i = 0; i < n; i++) {
     int j = ranks[i];
     if (j == rt.rank) continue;
-    const uint64_t off = rt.meta.barrier + (64 + (uint64_t)j) * 8, want = rt.sync.pair_count[j];
+    const uint64_t off = rt.meta.barrier + pair_word(j) * 8, want = rt.sync.pair_count[j];
     wait_site("a group barrier (loom_barrier_wait, loom_barrier_subset)", -1, j);
     spin_until([&] { return tp.load(rt.rank, Seg::Meta, off) >= want; });
   }

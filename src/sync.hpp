@@ -33,7 +33,7 @@ void sync_barrier_raw();           // dissemination barrier, no memory actions
 // dissemination barrier carrying the bits (no extra round).
 unsigned sync_barrier_or(unsigned mine);
 // MCS queue lock, no memory actions.  Locks carry a hand-over value
-// (< 2^56, intervals.hpp) from each holder to the next: lock returns what
+// (< 2^kIvlInfoBits, intervals.hpp) from each holder to the next: lock returns what
 // the last holder passed to unlock (0 if none).
 uint64_t sync_lock_raw(uint32_t id);
 // The lock if no rank holds or waits for it (at most two CASes of the

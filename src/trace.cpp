@@ -24,6 +24,7 @@ bool g_trace_on = false;
 namespace {
 
 constexpr size_t kHeaderBytes = 4096;
+constexpr uint32_t kTraceFormat = 2;  // 2: hand-over values name the rank in 16 bits (docs/TRACE.md)
 constexpr size_t kCap = 32768;              // records per buffer (1 MiB)
 constexpr uint64_t kCpuEveryNs = 100000;    // a CPU sample at most every 100 us of wall time
 constexpr int kClockRounds = 50;
@@ -137,7 +138,7 @@ Status trace_start() {
   // The header: fixed fields, the host, the build and the configuration.
   std::vector<char> h(kHeaderBytes, 0);
   std::memcpy(h.data(), "LOOMTRC1", 8);
-  const uint32_t u32[6] = {1, (uint32_t)kHeaderBytes, (uint32_t)sizeof(TraceRec), (uint32_t)rt.rank,
+  const uint32_t u32[6] = {kTraceFormat, (uint32_t)kHeaderBytes, (uint32_t)sizeof(TraceRec), (uint32_t)rt.rank,
                            (uint32_t)rt.nranks, (uint32_t)getpid()};
   std::memcpy(h.data() + 8, u32, sizeof u32);
   timespec real;

@@ -23,7 +23,6 @@ WaitSite g_wait;
 
 namespace {
 
-constexpr uint64_t kHangWord = 250;  // word of the barrier area (runtime.hpp: 194 used)
 uint64_t hang_off() { return rt.meta.barrier + kHangWord * 8; }
 
 double g_last_look = 0;  // when this rank last read its hang word

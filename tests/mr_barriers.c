@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   mr_init(&argc, &argv);
   const int r = loom_rank(), n = loom_nranks();
   uint64_t* slot = NULL;
-  CHECK_OK(loom_alloc_collective(64 * 4096, (void**)&slot)); /* one page per rank */
+  CHECK_OK(loom_alloc_collective((size_t)n * 4096, (void**)&slot)); /* one page per rank */
 
   /* 1. Fuzzy barrier over everyone: write, arrive, private work, wait, read. */
   for (int round = 1; round <= 5; round++) {
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_barrier());
 
   /* 3. Subsets: evens and odds synchronize separately, several rounds. */
-  int group[64], g = 0;
+  int* group = malloc(sizeof(int) * (size_t)n), g = 0;
   for (int q = r % 2; q < n; q += 2) group[g++] = q;
   for (int round = 1; round <= 4; round++) {
     slot[r * 512 + 1] = (uint64_t)(round * 1000 + r);
@@ -73,5 +73,6 @@ int main(int argc, char** argv) {
   CHECK_ERR(loom_barrier_subset(out_of_range, 2), LOOM_ERR_INVALID);
   CHECK_ERR(loom_barrier_subset(NULL, 3), LOOM_ERR_INVALID);
   CHECK_OK(loom_barrier());
+  free(group);
   return mr_finish("mr_barriers");
 }

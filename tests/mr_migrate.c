@@ -12,8 +12,11 @@
 
 #include "mr.h"
 
+enum { kMaxTestRanks = 496 }; /* part 3 writes word 16 + rank of a page */
+
 int main(int argc, char** argv) {
   mr_init(&argc, &argv);
+  CHECK(loom_nranks() <= kMaxTestRanks);
   const int r = loom_rank(), n = loom_nranks();
   const int P = 32;
   uint64_t* a = NULL;
@@ -113,11 +116,11 @@ int main(int argc, char** argv) {
     nanosleep(&d, NULL);
     if (writes)
       for (int p = 0; p < P; p++) b[p * 512 + 16 + r] = (uint64_t)(round * 1000 + p);
-    uint64_t mine = writes ? (uint64_t)round : 0, last[64];
+    uint64_t mine = writes ? (uint64_t)round : 0, last[kMaxTestRanks];
     /* Every rank learns which round each rank last wrote. */
     MPI_Allgather(&mine, 1, MPI_UINT64_T, last, 1, MPI_UINT64_T, MPI_COMM_WORLD);
     CHECK_OK(loom_barrier());
-    static uint64_t latest[64];
+    static uint64_t latest[kMaxTestRanks];
     for (int q = 0; q < n; q++)
       if (last[q]) latest[q] = last[q];
     bad = 0;

@@ -40,7 +40,7 @@ class Rank:
             raise ValueError(f"{path}: not a Loom trace (no LOOMTRC1 header)")
         (self.version, self.header_size, self.rec_size, self.rank, self.nranks,
          self.pid) = struct.unpack_from("<6I", data, 8)
-        if self.version != 1 or self.rec_size != REC.size:
+        if self.version not in (1, 2) or self.rec_size != REC.size:
             raise ValueError(f"{path}: trace version {self.version}, record size {self.rec_size}: not readable here")
         self.start_unix_ns, self.page, self.base, self.mem = struct.unpack_from("<4Q", data, 32)
         cstr = lambda off, n: data[off:off + n].split(b"\0", 1)[0].decode(errors="replace")
@@ -245,10 +245,12 @@ def view(ranks):
 def flows(ranks, origin):
     """Arrows from the unlock that handed a lock over to the lock that got
     it: a lock's record carries the hand-over value (releasing rank + 1 in
-    bits 32-39), and the releaser is that rank's last unlock of the same
+    bits 24-39; in format 1, bits 32-39), and the releaser is that rank's last unlock of the same
     lock before the acquisition ended.  Without a value (LOOM_EXACT=0, or a
     releaser that never wrote under a lock) there is no arrow."""
     unlocks = defaultdict(list)  # (lock, rank) -> [(global end, global start)]
+    def handover_rank(r, b):  # the releasing rank a hand-over value names (format 1: 8 bits at 32)
+        return (((b >> 32) & 0xff) if r.version == 1 else ((b >> 24) & 0xffff)) - 1
     for r in ranks:
         for t0, dur, ty, fl, th, a, b in r.recs:
             if ty == 4:
@@ -260,7 +262,7 @@ def flows(ranks, origin):
         for t0, dur, ty, fl, th, a, b in r.recs:
             if ty != 3 or fl & 1 or not b:
                 continue
-            src = ((b >> 32) & 0xff) - 1
+            src = handover_rank(r, b)
             if src < 0 or src == r.rank:
                 continue
             end = r.to_global(t0 + dur)

@@ -500,6 +500,19 @@ void proto_acquire_range(uint64_t first, uint64_t n) {
   check_invariants();
 }
 
+void load_rank_sets(size_t n, void (*where)(size_t i, int plane, int* rank, uint64_t* off),
+                    std::vector<uint64_t>* sets) {
+  static void (*s_where)(size_t, int, int*, uint64_t*);
+  static size_t s_planes;
+  s_where = where;
+  s_planes = (size_t)rank_planes();
+  sets->resize(n * s_planes);
+  if (n == 0) return;
+  rt.tp.load_many(
+      n * s_planes, [](size_t k, int* r, uint64_t* off) { s_where(k / s_planes, (int)(k % s_planes), r, off); },
+      sets->data());
+}
+
 void proto_forget_writers() {
   PageTable& pt = rt.pages;
   const uint64_t words = (rt.npages + 63) / 64;
@@ -519,7 +532,8 @@ void proto_forget_writers() {
     for (uint64_t w = wrote[i]; w; w &= w - 1) {
       const uint64_t p = i * 64 + (uint64_t)__builtin_ctzll(w);
       if (p % N == (uint64_t)rt.rank)
-        __atomic_store_n(reinterpret_cast<uint64_t*>(rt.tp.self_meta() + dir_off(p) + 8), 0, __ATOMIC_RELAXED);
+        for (int pl = 0; pl < rank_planes(); pl++)
+          __atomic_store_n(reinterpret_cast<uint64_t*>(rt.tp.self_meta() + dir_writers_off(p, pl)), 0, __ATOMIC_RELAXED);
     }
   rt.tp.sync_local();
   // A home page written in place registers again at its next write.
@@ -607,18 +621,20 @@ void proto_free_block(uint64_t first, uint64_t n) {
   // location).  Untouched pages' entries are zero already: one batched
   // load finds the ones to clear.
   static std::vector<uint64_t>& words = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
-  words.resize(2 * n);
-  static uint64_t s_first;
+  static uint64_t s_first, s_words;
   s_first = first;
+  s_words = dir_entry_bytes() / 8;  // the home word and the writer set's planes
+  words.resize(s_words * n);
   rt.tp.load_many(
-      2 * n, [](size_t i, int* r, uint64_t* off) {
-        const uint64_t p = s_first + i / 2;
+      s_words * n, [](size_t i, int* r, uint64_t* off) {
+        const uint64_t p = s_first + i / s_words;
         *r = (int)dir_rank(p);
-        *off = dir_off(p) + (i % 2) * 8;
+        *off = dir_off(p) + (i % s_words) * 8;
       },
       words.data());
-  for (uint64_t i = 0; i < 2 * n; i++)
-    if (words[i]) rt.tp.store((int)dir_rank(first + i / 2), Seg::Meta, dir_off(first + i / 2) + (i % 2) * 8, 0);
+  for (uint64_t i = 0; i < s_words * n; i++)
+    if (words[i])
+      rt.tp.store((int)dir_rank(first + i / s_words), Seg::Meta, dir_off(first + i / s_words) + (i % s_words) * 8, 0);
   rt.tp.flush();
   notices_send_forget(first, n);
   proto_forget_block(first, n);
@@ -649,7 +665,7 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
     pt.mode[p] = (uint8_t)protocol;
     if (dir_rank(p) == (uint64_t)rt.rank) {
       rt.tp.store(rt.rank, Seg::Meta, dir_off(p), (uint64_t)(h + 1));
-      rt.tp.store(rt.rank, Seg::Meta, dir_off(p) + 8, 0);
+      for (int w = 0; w < rank_planes(); w++) rt.tp.store(rt.rank, Seg::Meta, dir_writers_off(p, w), 0);
     }
   }
   for (const PageProtocol* f : protocol_families()) f->forget_range(first, n);

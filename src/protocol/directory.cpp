@@ -13,7 +13,9 @@ int home_in_word(uint64_t v) { return (v & ~kHomeMarks) == 0 ? -1 : (int)((v & ~
 }  // namespace
 
 uint64_t dir_rank(uint64_t p) { return p % (uint64_t)rt.nranks; }
-uint64_t dir_off(uint64_t p) { return rt.meta.dir + (p / (uint64_t)rt.nranks) * 16; }
+uint64_t dir_entry_bytes() { return 8 * (1 + (uint64_t)rank_planes()); }
+uint64_t dir_off(uint64_t p) { return rt.meta.dir + (p / (uint64_t)rt.nranks) * dir_entry_bytes(); }
+uint64_t dir_writers_off(uint64_t p, int plane) { return dir_off(p) + 8 + 8 * (uint64_t)plane; }
 
 int dir_home(uint64_t p) { return home_in_word(rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p))); }
 

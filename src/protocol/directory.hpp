@@ -1,5 +1,6 @@
-// Homes and the directory.  The directory entry {home+1, writer mask} of
-// page p lives in the Meta segment of rank p mod N, at dir_off(p).  First
+// Homes and the directory.  The directory entry {home+1, writer set} of
+// page p lives in the Meta segment of rank p mod N, at dir_off(p); the
+// writer set is rank_planes() words (protocol.hpp), one with <= 64 ranks.  First
 // touch claims the home by compare-and-swap on the entry (ARDMAR); cyclic,
 // block and explicit homes are written into it by the collective allocation
 // (core.cpp, proto_reset_range).  Homes are cached in the page table once
@@ -18,7 +19,9 @@ constexpr uint64_t kEager = 1ull << 60;     // sticky mark in the home word: the
 constexpr uint64_t kHomeMarks = kMigrated | kShared | kEager;
 
 uint64_t dir_rank(uint64_t page);  // the rank holding page's entry
-uint64_t dir_off(uint64_t page);   // the entry's offset in that rank's Meta (+8: the writer mask)
+uint64_t dir_off(uint64_t page);   // the entry's offset in that rank's Meta (the home word)
+uint64_t dir_writers_off(uint64_t page, int plane);  // plane of the entry's writer set
+uint64_t dir_entry_bytes();        // one entry: 8 * (1 + rank_planes())
 // The home of page as the directory says now; -1 if unclaimed.
 int dir_home(uint64_t page);
 // The home of page (cached, else from the directory); with claim, an

@@ -1,7 +1,7 @@
 // Eager release consistency (ERC) with multiple writers, invalidate and
 // update flavours, per block (LOOM_PROTOCOL and
 // loom_alloc_collective_protocol), on the driver's homes, twins and diffs:
-//  - Each home keeps a copy-set word per page (Meta, at copyset + p*8): a
+//  - Each home keeps a copy-set per page (Meta, cs_off in protocol.hpp): a
 //    rank ORs its bit in before it fetches a copy (one request for the whole
 //    fetch window), so a release that reads the copy-set after its diffs are
 //    complete at the home names every rank that may hold a stale copy.
@@ -33,19 +33,17 @@
 namespace loom {
 namespace {
 
-uint64_t cs_off(uint64_t p) { return rt.meta.copyset + p * 8; }
-
 // Before fetching pages [first, first+n) from home h: join their copy-sets.
 // A page the home writes untrapped (its bit in the old value) is kept only
 // until the next acquire, and the home hears of the join.
 void before_fetch(int h, uint64_t first, uint64_t n) {
   static uint64_t old[1024];  // n <= LOOM_UNIT_PAGES <= 1024; a fault must not allocate
   LOOM_ASSERT(n <= 1024);
-  rt.tp.or_range(h, Seg::Meta, cs_off(first), n, my_bit(), old);
+  rt.tp.or_range(h, Seg::Meta, cs_off(first, my_plane()), n, my_bit(), old);
   bool told = false;
   for (uint64_t i = 0; i < n; i++) {
     uint8_t& f = rt.pages.flags[first + i];
-    if (old[i] & (1ull << h)) {
+    if (rank_planes() == 1 && (old[i] & bit_of(h))) {
       f |= kUntracked;
       notice_queue(h, first + i, kNoticeJoined);
       told = true;
@@ -58,7 +56,10 @@ void before_fetch(int h, uint64_t first, uint64_t n) {
 
 // A home page nobody else holds goes untracked: this rank's bit in the
 // copy-set, set only if the copy-set is still `seen` (no rank joined since).
+// With more than 64 ranks a copy-set is several words, which no one CAS
+// covers: home pages stay tracked (their writes trap).
 bool go_untracked(uint64_t p, uint64_t seen) {
+  if (rank_planes() > 1) return false;
   if (rt.tp.cas(rt.rank, Seg::Meta, cs_off(p), seen, seen | my_bit()) != seen) return false;
   rt.pages.flags[p] |= kUntracked;
   return true;
@@ -68,8 +69,9 @@ bool go_untracked(uint64_t p, uint64_t seen) {
 void home_notice(uint64_t p, NoticeKind kind) {
   PageTable& pt = rt.pages;
   if (kind != kNoticeJoined || !(pt.flags[p] & kUntracked) || pt.home[p] != rt.rank) return;
-  uint64_t cur = rt.tp.load(rt.rank, Seg::Meta, cs_off(p)), was;
-  while ((was = rt.tp.cas(rt.rank, Seg::Meta, cs_off(p), cur, cur & ~my_bit())) != cur) cur = was;
+  const uint64_t at = cs_off(p, my_plane());
+  uint64_t cur = rt.tp.load(rt.rank, Seg::Meta, at), was;
+  while ((was = rt.tp.cas(rt.rank, Seg::Meta, at, cur, cur & ~my_bit())) != cur) cur = was;
   pt.flags[p] &= (uint8_t)~kUntracked;
   if (pt.state[p] == kRW) {
     vm_protect(p, 1, kRO);
@@ -81,30 +83,33 @@ void home_notice(uint64_t p, NoticeKind kind) {
 // every other holder in the page's copy-set, but not the home.  Home pages
 // nobody else holds go untracked instead.
 void notify_holders(const std::vector<uint32_t>& pages) {
-  static std::vector<uint64_t>& sets = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  static std::vector<uint64_t>& sets = *new std::vector<uint64_t>();   // never destroyed: see runtime.hpp
+  static std::vector<uint64_t>& again = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   static const std::vector<uint32_t>* cur;
   if (pages.empty()) return;
   PageTable& pt = rt.pages;
   cur = &pages;
-  sets.resize(pages.size());
-  rt.tp.load_many(
-      pages.size(), [](size_t i, int* r, uint64_t* off) {
+  load_rank_sets(
+      pages.size(), [](size_t i, int w, int* r, uint64_t* off) {
         *r = rt.pages.home[(*cur)[i]];
-        *off = cs_off((*cur)[i]);
+        *off = cs_off((*cur)[i], w);
       },
-      sets.data());
+      &sets);
+  const int W = rank_planes();
   for (size_t i = 0; i < pages.size(); i++) {
     const uint32_t p = pages[i];
-    uint64_t bits = sets[i] & ~my_bit() & ~(1ull << pt.home[p]);
-    if (bits == 0 && pt.home[p] == rt.rank && (pt.flags[p] & kHomeDirty)) {
-      if (go_untracked(p, sets[i])) continue;
-      bits = rt.tp.load(rt.rank, Seg::Meta, cs_off(p)) & ~my_bit();  // a rank joined meanwhile
+    const int h = pt.home[p];
+    const uint64_t* set = &sets[i * (size_t)W];
+    if (!names_other(set, rt.rank, h) && h == rt.rank && (pt.flags[p] & kHomeDirty)) {
+      if (go_untracked(p, set[0])) continue;
+      again.resize((size_t)W);  // a rank joined meanwhile
+      for (int w = 0; w < W; w++) again[(size_t)w] = rt.tp.load(rt.rank, Seg::Meta, cs_off(p, w));
+      set = again.data();
     }
     const NoticeKind kind = pt.mode[p] == LOOM_PROTOCOL_ERC_UPDATE ? kNoticeRefresh : kNoticeInvalidate;
-    while (bits) {
-      notice_queue(__builtin_ctzll(bits), p, kind);
-      bits &= bits - 1;
-    }
+    for (int w = 0; w < W; w++)
+      for (uint64_t bits = set[w] & ~bit_in_plane(rt.rank, w) & ~bit_in_plane(h, w); bits; bits &= bits - 1)
+        notice_queue(64 * w + __builtin_ctzll(bits), p, kind);
   }
 }
 
@@ -156,7 +161,9 @@ void after_atomic(uint64_t p) {
 
 // No rank holds a copy of the new block (every rank calls this between two
 // barriers, so no copy-set word is in use).
-void forget_range(uint64_t first, uint64_t n) { std::memset(rt.tp.self_meta() + cs_off(first), 0, n * 8); }
+void forget_range(uint64_t first, uint64_t n) {
+  for (int w = 0; w < rank_planes(); w++) std::memset(rt.tp.self_meta() + cs_off(first, w), 0, n * 8);
+}
 
 // A writable home page is on the home_dirty list or untracked.
 void check_page([[maybe_unused]] uint64_t p) {

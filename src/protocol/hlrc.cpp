@@ -18,18 +18,28 @@
 //    else writes (read-only data), stay cached across acquires.  For
 //    lock-heavy programs this drops more than the pages earlier holders of
 //    the lock wrote (docs/ARCHITECTURE.md says what that costs).
-// The writer set is the second word of the page's directory entry.
+// The writer set is in the page's directory entry (directory.hpp).
 #include "protocol/protocol.hpp"
 
 namespace loom {
 namespace {
 
+// Where plane w of the writer set of check[i] is (acquire's batched load).
+const std::vector<uint32_t>* g_pages;
+void writers_at(size_t i, int w, int* r, uint64_t* off) {
+  *r = (int)dir_rank((*g_pages)[i]);
+  *off = dir_writers_off((*g_pages)[i], w);
+}
+
 void register_writer(uint64_t p) {
   uint8_t& f = rt.pages.flags[p];
   if (f & kIWriter) return;
-  uint64_t old = rt.tp.fetch_or(dir_rank(p), Seg::Meta, dir_off(p) + 8, my_bit());
+  uint64_t old = rt.tp.fetch_or(dir_rank(p), Seg::Meta, dir_writers_off(p, my_plane()), my_bit());
   f |= kIWriter;
-  if (old & ~my_bit()) f |= kOtherWritten;
+  bool others = (old & ~my_bit()) != 0;
+  for (int w = 0; w < rank_planes() && !others; w++)  // more than 64 ranks: the other planes
+    others = w != my_plane() && rt.tp.load(dir_rank(p), Seg::Meta, dir_writers_off(p, w)) != 0;
+  if (others) f |= kOtherWritten;
 }
 
 void before_write(uint64_t p, int*) { register_writer(p); }
@@ -63,16 +73,11 @@ void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
       check.push_back(p);
     }
   }
-  writers.resize(check.size());
-  rt.tp.load_many(
-      check.size(), [](size_t i, int* r, uint64_t* off) {
-        *r = (int)dir_rank(check[i]);
-        *off = dir_off(check[i]) + 8;
-      },
-      writers.data());
+  g_pages = &check;
+  load_rank_sets(check.size(), writers_at, &writers);
   for (size_t i = 0; i < check.size(); i++) {
     const uint32_t p = check[i];
-    if (writers[i] & ~my_bit()) {
+    if (names_other(&writers[i * (size_t)rank_planes()], rt.rank)) {
       rt.pages.flags[p] |= kOtherWritten;
       stale(p, out);
     } else {

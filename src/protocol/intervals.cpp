@@ -28,7 +28,6 @@ uint64_t slot_words() { return kHead + (uint64_t)rt.nranks + kIvlInline; }
 uint64_t slot_off(uint64_t count) { return rt.meta.ivl + (8 + (count % kIvlRecords) * slot_words()) * 8; }
 uint64_t runs_off() { return rt.meta.ivl + (8 + kIvlRecords * slot_words()) * 8; }
 uint64_t tag_of(uint32_t epoch, uint32_t count) { return (uint64_t)epoch << 32 | count; }
-uint64_t cs_off(uint64_t p) { return rt.meta.copyset + p * 8; }
 
 void mark(uint64_t first, uint64_t n) {
   Intervals& v = rt.ivl;
@@ -204,16 +203,19 @@ void collect_home_writes() {
       if (home_rw_page(v.home_rw[i])) v.home_rw[kept++] = v.home_rw[i];
     v.home_rw.resize(kept);
     const size_t n = kept - from;
+    // The copy-sets, plane by plane: sets[w * n + i] is plane w of page i's.
+    const int W = rank_planes();
     static std::vector<uint64_t>& sets = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
-    sets.resize(n);
-    static size_t s_from;
+    sets.resize(n * (size_t)W);
+    static size_t s_from, s_n;
     s_from = from;
+    s_n = n;
     if (rt.tp.all_direct()) {
       if (n)
         rt.tp.load_many(
-            n, [](size_t i, int* r, uint64_t* off) {
+            n * (size_t)W, [](size_t k, int* r, uint64_t* off) {
               *r = rt.rank;
-              *off = cs_off(rt.ivl.home_rw[s_from + i]);
+              *off = cs_off(rt.ivl.home_rw[s_from + k % s_n], (int)(k / s_n));
             },
             sets.data());
     } else if (n) {
@@ -223,16 +225,20 @@ void collect_home_writes() {
       std::sort(v.home_rw.begin() + (ptrdiff_t)from, v.home_rw.end());
       static std::vector<uint32_t>& part = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
       part.assign(v.home_rw.begin() + (ptrdiff_t)from, v.home_rw.end());
-      size_t i = 0;
-      for_runs(part, [&](uint64_t first, uint64_t k) {
-        rt.tp.get(rt.rank, Seg::Meta, cs_off(first), &sets[i], k * 8);
-        i += k;
-      });
+      for (int w = 0; w < W; w++) {
+        size_t i = 0;
+        for_runs(part, [&](uint64_t first, uint64_t k) {
+          rt.tp.get(rt.rank, Seg::Meta, cs_off(first, w), &sets[(size_t)w * n + i], k * 8);
+          i += k;
+        });
+      }
     }
     kept = from;
     for (size_t i = 0; i < n; i++) {
       const uint32_t p = v.home_rw[from + i];
-      if (sets[i] & ~my_bit()) {
+      bool fetched = false;
+      for (int w = 0; w < W && !fetched; w++) fetched = (sets[(size_t)w * n + i] & ~bit_in_plane(rt.rank, w)) != 0;
+      if (fetched) {
         v.state[p] |= kIvlFetched;
         name_written(p, early, &trap);
         if (v.state[p] & kIvlAlways) continue;  // listed on always
@@ -271,7 +277,7 @@ void ivl_before_fetch(int h, uint64_t first, uint64_t n) {
   // count is raised in the same request, after the ORs.
   for (uint64_t at = first; at < first + n; at += 1024) {
     const uint64_t k = std::min<uint64_t>(1024, first + n - at);
-    rt.tp.or_range(h, Seg::Meta, cs_off(at), k, my_bit(), nullptr, rt.meta.ivl + 16);
+    rt.tp.or_range(h, Seg::Meta, cs_off(at, my_plane()), k, my_bit(), nullptr, rt.meta.ivl + 16);
   }
   for (uint64_t q = first; q < first + n; q++) v.state[q] |= kIvlFlagged;
 }
@@ -353,7 +359,7 @@ void ivl_record() {
 uint64_t ivl_release_info() {
   const Intervals& v = rt.ivl;
   if (!v.on || v.count == 0) return 0;
-  return (uint64_t)(v.epoch & 0xffff) << 40 | (uint64_t)(rt.rank + 1) << 32 | v.count;
+  return (uint64_t)(v.epoch & 0xff) << 40 | (uint64_t)(rt.rank + 1) << 24 | std::min(v.count, kIvlCountLost);
 }
 
 void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
@@ -383,11 +389,12 @@ void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
   rt.st.s.scoped_acquires++;
   v.scoped = true;
   v.locks_seen = true;
-  const int j = (int)((info >> 32) & 0xff) - 1;
-  const uint32_t c = (uint32_t)info;
-  if (info == 0 || j < 0 || j == rt.rank || ((info >> 40) & 0xffff) != (v.epoch & 0xffff) || c <= v.known[j])
+  const int j = (int)((info >> 24) & 0xffff) - 1;
+  const uint32_t c = (uint32_t)(info & 0xffffff);
+  if (info == 0 || j < 0 || j == rt.rank || ((info >> 40) & 0xff) != (v.epoch & 0xff)) return;
+  if (c != kIvlCountLost && c <= v.known[j])
     return;  // nothing this rank has not acquired (a release before the last barrier included)
-  if (j >= rt.nranks || !acquire_from(j, c)) {
+  if (j >= rt.nranks || c == kIvlCountLost || !acquire_from(j, c)) {
     rt.st.s.scoped_fallbacks++;
     acquire_all();
   }
@@ -410,8 +417,11 @@ void ivl_forget(uint64_t p) {
 
 void ivl_moved_in(uint64_t p) {
   if (!rt.ivl.on) return;
-  const uint64_t everyone = rt.nranks >= 64 ? ~0ull : (1ull << rt.nranks) - 1;
-  rt.tp.fetch_or(rt.rank, Seg::Meta, cs_off(p), everyone & ~my_bit());
+  for (int w = 0; w < rank_planes(); w++) {
+    const int in_plane = std::min(64, rt.nranks - 64 * w);
+    const uint64_t everyone = in_plane == 64 ? ~0ull : (1ull << in_plane) - 1;
+    rt.tp.fetch_or(rt.rank, Seg::Meta, cs_off(p, w), everyone & ~bit_in_plane(rt.rank, w));
+  }
   rt.ivl.state[p] |= kIvlFetched;
 }
 

@@ -53,9 +53,14 @@
 
 namespace loom {
 
-// Lock hand-over value: (epoch & 0xffff) << 40 | (rank + 1) << 32 | count
-// (a record of `rank`); 0: no release to acquire from.  Fits in 56 bits.
-constexpr uint64_t kIvlInfoBits = 56;
+// Lock hand-over value: (epoch & 0xff) << 40 | (rank + 1) << 24 | count
+// (a record of `rank`); 0: no release to acquire from; count kIvlCountLost:
+// the record's number did not fit (the acquirer falls back to the writer-set
+// rule).  Fits in 48 bits, beside the 16 bits of a lock's tail (sync.cpp).
+// An epoch that aliases (a release 256 barriers old) only makes the acquirer
+// read records it need not: whatever it acquires is a release that happened.
+constexpr uint64_t kIvlInfoBits = 48;
+constexpr uint32_t kIvlCountLost = 0xffffff;
 
 // Records per rank in its ring, and page-run entries.
 constexpr uint64_t kIvlRecords = 256;

@@ -94,7 +94,9 @@ void migrate_window() {
     const int h = pt.home[p];
     m.state[p] |= kDone;  // taken or refused: either way, never again
     if (h < 0 || h == rt.rank || !(pt.flags[p] & kAlloc) || !page_protocol(p).migrates) continue;  // (it may have turned eager)
-    const uint64_t others = tp.load(dir_rank(p), Seg::Meta, dir_off(p) + 8) & ~(my_bit() | 1ull << h);
+    bool others = false;
+    for (int w = 0; w < rank_planes() && !others; w++)
+      others = (tp.load(dir_rank(p), Seg::Meta, dir_writers_off(p, w)) & ~bit_in_plane(rt.rank, w) & ~bit_in_plane(h, w)) != 0;
     if (others) continue;  // a third writer: this rank would not be the only one writing it
     const uint64_t cur = (uint64_t)h + 1, me = (uint64_t)rt.rank + 1;
     if (tp.cas(dir_rank(p), Seg::Meta, dir_off(p), cur, me | kMigrated) != cur) continue;  // shared, or moved

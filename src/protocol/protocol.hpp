@@ -151,7 +151,29 @@ inline const PageProtocol& page_protocol(uint64_t p) { return *kProtocolOf[rt.pa
 
 // ---- driver services the protocols use -----------------------------------
 
-inline uint64_t my_bit() { return 1ull << rt.rank; }
+// Sets of ranks (writer sets, copy-sets) are rank_planes() words: plane w
+// holds ranks 64w .. 64w+63, rank r is bit r % 64 of plane r / 64.  With at
+// most 64 ranks a set is one word, as it always was.
+inline int rank_planes() { return (rt.nranks + 63) / 64; }
+inline int plane_of(int r) { return r / 64; }
+inline uint64_t bit_of(int r) { return 1ull << (r % 64); }
+inline int my_plane() { return plane_of(rt.rank); }
+inline uint64_t my_bit() { return bit_of(rt.rank); }
+// Rank r's bit in plane w of a set: 0 if r is not in plane w (or r < 0).
+inline uint64_t bit_in_plane(int r, int w) { return r >= 0 && plane_of(r) == w ? bit_of(r) : 0; }
+// Plane w of page p's copy-set word at its home (Meta; the eager protocols'
+// holders, and exact invalidation's fetchers of hlrc home pages).
+inline uint64_t cs_off(uint64_t p, int plane = 0) { return rt.meta.copyset + ((uint64_t)plane * rt.npages + p) * 8; }
+// Whether a set (rank_planes() words) names a rank other than a and b.
+inline bool names_other(const uint64_t* set, int a, int b = -1) {
+  for (int w = 0; w < rank_planes(); w++)
+    if (set[w] & ~bit_in_plane(a, w) & ~bit_in_plane(b, w)) return true;
+  return false;
+}
+// The rank sets of n items in one batched load: plane w of item i is at
+// where(i, w); (*sets)[i * rank_planes() + w] receives it.
+void load_rank_sets(size_t n, void (*where)(size_t i, int plane, int* rank, uint64_t* off),
+                    std::vector<uint64_t>* sets);
 // This rank's slot of page p in its Data segment (home copy or cached copy).
 inline uint8_t* slot(uint64_t p) { return rt.tp.self_data() + p * kPage; }
 void list_cached(uint64_t page);
