@@ -24,6 +24,7 @@ void run_fault(const Options& o, Report& r);
 void run_diff(const Options& o, Report& r);
 void run_lock(const Options& o, Report& r);
 void run_barrier_dirty(const Options& o, Report& r);
+void run_scale(const Options& o, Report& r);
 void run_remote_rw(const Options& o, Report& r);
 void run_jacobi(const Options& o, Report& r, int n, int sweeps);
 void run_migrate(const Options& o, Report& r, int n, int sweeps);

@@ -400,6 +400,57 @@ void run_lock(const Options& o, Report& rep) {
   loom_stop(&rep);
 }
 
+// Synchronization against the rank count, sized for runs of hundreds of
+// ranks on a few cores (few iterations: with more ranks than cores every
+// wait is a context switch): MPI_Barrier, loom_barrier, a lock handed from
+// rank to rank (every rank takes it `it` times; per hand-over), and a lock
+// the last rank takes alone, its queue tail on rank 0.
+void run_scale(const Options& o, Report& rep) {
+  const int N = nranks(), me = rank();
+  const int it = o.iters ? o.iters : (o.tiny ? 3 : 20);
+  loom_start();
+  const std::map<std::string, double> at = {{"ranks", (double)N}};
+  Summary mpi = measure(o, [&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < it; i++) MPI_Barrier(MPI_COMM_WORLD);
+    return (MPI_Wtime() - t0) / it * 1e6;
+  });
+  rep.add(Result{"scale_barrier_mpi", at, "us", mpi, {}, {}, {}});
+  Summary lb = measure(o, [&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < it; i++) OK(loom_barrier());
+    return (MPI_Wtime() - t0) / it * 1e6;
+  });
+  Result rb{"scale_barrier_loom", at, "us", lb, {}, {}, {}};
+  rb.extra["ratio_to_mpi"] = lb.median / mpi.median;
+  rep.add(rb);
+  Summary ho = measure(o, [&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < it; i++) {
+      OK(loom_lock(1));
+      OK(loom_unlock(1));
+    }
+    OK(loom_barrier());
+    return (MPI_Wtime() - t0) / ((double)it * N) * 1e6;
+  });
+  rep.add(Result{"scale_lock_handover", at, "us", ho, {}, {}, {}});
+  Summary un = measure(o, [&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if (me == N - 1)
+      for (int i = 0; i < 10 * it; i++) {
+        OK(loom_lock(0));
+        OK(loom_unlock(0));
+      }
+    return me == N - 1 ? (MPI_Wtime() - t0) / (10.0 * it) * 1e6 : 0.0;
+  });
+  rep.add(Result{"scale_lock_uncontended", at, "us", un, {}, {}, {}});
+  loom_stop(&rep);
+}
+
 void run_barrier_dirty(const Options& o, Report& rep) {
   loom_start();
   const int N = nranks(), me = rank();

@@ -4,7 +4,10 @@
  * only where touched).  The program starts MPI itself, then for each size
  * named on the command line (bytes, K/M/G/T suffixes) runs loom_init and
  * loom_finalize, reading VmRSS and VmSize from /proc/self/status before,
- * after init, and after finalize (the tables are given back).
+ * after init, and after finalize (the tables are given back); also the
+ * Meta segment's size (loom_stats_t.meta_bytes, sized by the rank count)
+ * and the most any rank made resident, after init and after a barrier and
+ * a lock.
  *
  *   mpiexec -n 2 build/bench/init_cost 1G 64G 256G
  *
@@ -61,14 +64,30 @@ int main(int argc, char** argv) {
       if (me == 0) fprintf(stderr, "init_cost: %s: %s\n", argv[i], loom_last_error());
       continue;
     }
+    /* Its Meta segment (sized by the rank count), and what a barrier and a
+     * lock taken by every rank in turn make resident on top (ring heads,
+     * interval records, queue nodes). */
+    loom_stats_t st;
+    loom_stats_get(&st);
+    unsigned long long rss3, vsz3, rss_max = 0, sync_max = 0;
+    loom_barrier();
+    loom_lock(0);
+    loom_unlock(0);
+    loom_barrier();
+    vm_status(&rss3, &vsz3);
+    unsigned long long mine[2] = {rss1 - rss0, rss3 - rss0}, most[2];
+    MPI_Allreduce(mine, most, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    rss_max = most[0];
+    sync_max = most[1];
     loom_finalize();
     vm_status(&rss2, &vsz2);
     const double pages = (double)cfg.mem_size / 4096.0;
     if (me == 0)
       printf("{\"ranks\": %d, \"mem_size\": %llu, \"init_s\": %.4f, \"rss_added_by_init\": %llu, "
-             "\"rss_bytes_per_page\": %.2f, \"address_space_added_by_init\": %llu, \"rss_after_finalize_minus_before\": %lld}\n",
+             "\"rss_bytes_per_page\": %.2f, \"address_space_added_by_init\": %llu, \"rss_after_finalize_minus_before\": %lld, "
+             "\"meta_bytes\": %llu, \"rss_added_by_init_max_rank\": %llu, \"rss_added_after_barrier_and_lock_max_rank\": %llu}\n",
              n, (unsigned long long)cfg.mem_size, t1 - t0, rss1 - rss0, (double)(rss1 - rss0) / pages, vsz1 - vsz0,
-             (long long)rss2 - (long long)rss0);
+             (long long)rss2 - (long long)rss0, (unsigned long long)st.meta_bytes, rss_max, sync_max);
     fflush(stdout);
   }
   MPI_Finalize();

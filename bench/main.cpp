@@ -33,6 +33,7 @@ const Command kCommands[] = {
     {"remote_rw", "dsm", 2, "reads and writes of pages homed elsewhere, per page (us)"},
     {"jacobi", "dsm", 1, "2-D Jacobi (--n, --sweeps): sequential, Loom, speed-up, bit-identical result"},
     {"migrate", "dsm", 2, "Jacobi with homes placed badly, with and without home migration"},
+    {"scale", "dsm", 2, "barrier and lock at this rank count, few iterations (runs of hundreds of ranks) (us)"},
 };
 
 void usage(FILE* f) {
@@ -137,6 +138,7 @@ int main(int argc, char** argv) {
     else if (cmd == "diff") run_diff(o, rep);
     else if (cmd == "lock") run_lock(o, rep);
     else if (cmd == "barrier_dirty") run_barrier_dirty(o, rep);
+    else if (cmd == "scale") run_scale(o, rep);
     else if (cmd == "remote_rw") run_remote_rw(o, rep);
     else if (cmd == "jacobi") run_jacobi(o, rep, o.tiny ? 256 : n, o.tiny ? 5 : sweeps);
     else if (cmd == "migrate") run_migrate(o, rep, o.tiny ? 256 : n, o.tiny ? 5 : sweeps);

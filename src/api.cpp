@@ -1111,6 +1111,7 @@ loom_status_t loom_stats_get(loom_stats_t* out) {
   if (!out) return ret(fail(LOOM_ERR_INVALID, "loom_stats_get: out is NULL"));
   *out = rt.st.s;
   adapt_count_modes(&out->pages_lazy, &out->pages_eager);
+  out->meta_bytes = rt.meta.size;
   return LOOM_OK;
 }
 
@@ -1125,6 +1126,7 @@ loom_status_t loom_stats_json(char* buf, size_t len) {
   REQUIRE_INIT();
   if (!buf || len == 0) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: empty buffer"));
   adapt_count_modes(&rt.st.s.pages_lazy, &rt.st.s.pages_eager);
+  rt.st.s.meta_bytes = rt.meta.size;
   if (stats_json(rt.st.s, rt.rank, stats_wall(), true, buf, len) >= len) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: buffer too small"));
   return LOOM_OK;
 }

@@ -72,7 +72,7 @@ size_t stats_json(const loom_stats_t& s, int rank, double wall, bool with_build,
       "\"t_barrier\": %.9f, \"t_lock\": %.9f, \"t_unlock\": %.9f, \"t_diff\": %.9f, \"t_poll\": %.9f, "
       "\"migrations\": %llu, \"notices\": %llu, \"updates\": %llu, \"t_update\": %.9f, \"prefetched\": %llu, "
       "\"prefetch_used\": %llu, \"switched\": %llu, \"pages_lazy\": %llu, \"pages_eager\": %llu, "
-      "\"scoped_acquires\": %llu, \"scoped_fallbacks\": %llu}",
+      "\"scoped_acquires\": %llu, \"scoped_fallbacks\": %llu, \"meta_bytes\": %llu}",
       head, rank, rt.nranks, wall, (unsigned long long)s.read_faults, (unsigned long long)s.write_faults,
       (unsigned long long)s.pages_fetched, (unsigned long long)s.bytes_fetched, (unsigned long long)s.twins,
       (unsigned long long)s.diffs, (unsigned long long)s.diff_bytes, (unsigned long long)s.invalidations,
@@ -81,7 +81,7 @@ size_t stats_json(const loom_stats_t& s, int rank, double wall, bool with_build,
       (unsigned long long)s.migrations, (unsigned long long)s.notices, (unsigned long long)s.updates, s.t_update,
       (unsigned long long)s.prefetched, (unsigned long long)s.prefetch_used, (unsigned long long)s.switched,
       (unsigned long long)s.pages_lazy, (unsigned long long)s.pages_eager, (unsigned long long)s.scoped_acquires,
-      (unsigned long long)s.scoped_fallbacks);
+      (unsigned long long)s.scoped_fallbacks, (unsigned long long)s.meta_bytes);
   return n < 0 ? 0 : (size_t)n;
 }
 
@@ -192,6 +192,7 @@ double stats_wall() { return now() - rt.st.t_start; }
 
 void stats_finalize_report() {
   adapt_count_modes(&rt.st.s.pages_lazy, &rt.st.s.pages_eager);
+  rt.st.s.meta_bytes = rt.meta.size;
   const double wall = stats_wall();
   // LOOM_STATS_FILE with %r: one file per rank.  Without: one file, written
   // by rank 0, with every rank's record and the totals (ranks writing one

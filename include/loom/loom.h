@@ -419,6 +419,9 @@ typedef struct loom_stats {
   uint64_t pages_lazy, pages_eager; /* pages this rank homes now, by protocol (filled by loom_stats_get and the reports) */
   uint64_t scoped_acquires;  /* lock acquires that dropped only the pages written in the intervals they acquire (LOOM_EXACT) */
   uint64_t scoped_fallbacks; /* of those, acquires that found a record gone and dropped every page others write */
+  uint64_t meta_bytes;  /* size of this rank's Meta segment: directory, copy-sets, lock queues, notice rings, interval
+                           records (grows with the rank count, docs/ARCHITECTURE.md; address space: pages never
+                           touched take no memory) */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 /* Zero this rank's statistics and restart their wall clock: call it (after
