@@ -36,10 +36,9 @@ void register_writer(uint64_t p) {
   if (f & kIWriter) return;
   uint64_t old = rt.tp.fetch_or(dir_rank(p), Seg::Meta, dir_writers_off(p, my_plane()), my_bit());
   f |= kIWriter;
-  bool others = (old & ~my_bit()) != 0;
-  for (int w = 0; w < rank_planes() && !others; w++)  // more than 64 ranks: the other planes
-    others = w != my_plane() && rt.tp.load(dir_rank(p), Seg::Meta, dir_writers_off(p, w)) != 0;
-  if (others) f |= kOtherWritten;
+  // A cache of "another rank writes it": with more than 64 ranks the other
+  // planes are not read here (a round trip each); acquire reads them all.
+  if (old & ~my_bit()) f |= kOtherWritten;
 }
 
 void before_write(uint64_t p, int*) { register_writer(p); }
