@@ -16,7 +16,9 @@
 namespace loom {
 namespace {
 
-constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'C', 'K', 'P', '1'};
+// 2: a small-block chunk's heap tag names its owner in bits 13-24 (more
+// than 64 ranks); a checkpoint of format 1 is refused, not misread.
+constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'C', 'K', 'P', '2'};
 
 struct Header {
   char magic[8];
@@ -102,7 +104,7 @@ Status read_latest(const char* dir, Latest* out) {
   Status s = read_all(fd, out, sizeof *out, path);
   close(fd);
   if (s.is_ok() && std::memcmp(out->magic, kMagic, 8) != 0)
-    s = fail(LOOM_ERR_CONFIG, "checkpoint: %s is not a Loom checkpoint", path.c_str());
+    s = fail(LOOM_ERR_CONFIG, "checkpoint: %s is not a Loom checkpoint of this version's format", path.c_str());
   return s;
 }
 
@@ -218,7 +220,8 @@ Status checkpoint_restore(const char* dir) {
     uint8_t* meta = rt.tp.self_meta();
     LOOM_TRY(read_all(fd, meta + rt.meta.dir, h.dir_bytes, path));
     // No rank holds a copy after a restart: the writer sets start empty.
-    for (uint64_t off = 0; off < h.dir_bytes; off += 16) std::memset(meta + rt.meta.dir + off + 8, 0, 8);
+    const uint64_t entry = dir_entry_bytes();  // {home+1, the writer set's planes}
+    for (uint64_t off = 0; off < h.dir_bytes; off += entry) std::memset(meta + rt.meta.dir + off + 8, 0, entry - 8);
     if (h.heap_bytes) LOOM_TRY(read_all(fd, meta + rt.meta.heap, h.heap_bytes, path));
     LOOM_TRY(read_all(fd, pt.mode.data(), rt.npages, path));
     rt.ckpt.replay.resize(h.ncoll);
