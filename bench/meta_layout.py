@@ -13,11 +13,19 @@ import json
 import sys
 
 PAGE = 4096
-RING_WORDS = 8 + 4096                   # notices.hpp: kRingWords
 HEAP_MAX = 16384                        # heap.hpp: kHeapMax
 SMALL_META = 8 * (8 + 512 * (1 + 64))   # small_alloc.hpp: kSmallMetaBytes
 IVL_RECORDS, IVL_RUNS, IVL_HEAD, IVL_INLINE = 256, 32768, 5, 6  # intervals
 PAIR_WORD0 = 72                         # runtime.hpp: barrier area
+
+
+def ring_words(n):
+    """notices.hpp, ring_words: 4096 entries, halved (down to 512) until a
+    rank's n rings take at most 8 MiB."""
+    e = 4096
+    while e > 512 and n * e * 8 > (8 << 20):
+        e //= 2
+    return 8 + e
 
 
 def align(x, a):
@@ -42,7 +50,7 @@ def layout(n, mem, locks=1024):
     parts["heap table"] = copyset - heap
     rings = align(copyset + npages * 8 * planes, 64)
     parts["copy-sets"] = rings - copyset
-    small = align(rings + n * RING_WORDS * 8, 64)
+    small = align(rings + n * ring_words(n) * 8, 64)
     parts["notice rings"] = small - rings
     ivl = align(small + SMALL_META, 64)
     parts["small-block table"] = ivl - small

@@ -110,7 +110,7 @@ void compute_layout() {
   m.heap = align(m.dir + (rt.npages + N - 1) / N * dir_entry_bytes(), kPage);
   m.copyset = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
   m.rings = align(m.copyset + rt.npages * 8 * (uint64_t)rank_planes(), 64);
-  m.small = align(m.rings + N * kRingWords * 8, 64);
+  m.small = align(m.rings + N * ring_words(rt.nranks) * 8, 64);
   m.ivl = align(m.small + kSmallMetaBytes, 64);
   m.size = align(m.ivl + ivl_meta_bytes(rt.nranks), kPage);
 }

@@ -51,7 +51,7 @@ struct MetaLayout {
   uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
   uint64_t heap;       // the heap table (used on rank 0)
   uint64_t copyset;    // eager protocols: per page, the ranks holding a copy (meaningful at the home)
-  uint64_t rings;      // notice rings, one per writer rank: kRingWords words each
+  uint64_t rings;      // notice rings, one per writer rank: ring_words(N) words each
   uint64_t small;      // this rank's small-block chunks (small_alloc.hpp): frees counter, slots
   uint64_t ivl;        // this rank's interval records (intervals.cpp)
   uint64_t size;

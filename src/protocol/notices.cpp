@@ -11,7 +11,7 @@ namespace loom {
 namespace {
 
 // The ring that rank `writer` fills, in the Meta of the rank that reads it.
-uint64_t ring_off(int writer) { return rt.meta.rings + (uint64_t)writer * kRingWords * 8; }
+uint64_t ring_off(int writer) { return rt.meta.rings + (uint64_t)writer * (8 + rt.rings.entries) * 8; }
 
 }  // namespace
 
@@ -49,11 +49,11 @@ void notices_publish() {
     std::vector<uint64_t>& box = R.outbox[r];
     if (box.empty()) continue;
     const uint64_t n = box.size(), ring = ring_off(rt.rank);
-    if (R.sent[r] + n - R.tail[r] > kRingEntries) R.tail[r] = tp.load(r, Seg::Meta, ring + 8);
-    if (R.sent[r] + n - R.tail[r] > kRingEntries) {
+    if (R.sent[r] + n - R.tail[r] > R.entries) R.tail[r] = tp.load(r, Seg::Meta, ring + 8);
+    if (R.sent[r] + n - R.tail[r] > R.entries) {
       R.ovf[r]++;  // no room: the holder drops every copy kept by notices instead
     } else {
-      const uint64_t at = R.sent[r] % kRingEntries, first = std::min(n, kRingEntries - at);
+      const uint64_t at = R.sent[r] % R.entries, first = std::min(n, R.entries - at);
       tp.put(r, Seg::Meta, ring + (8 + at) * 8, box.data(), first * 8);
       if (first < n) tp.put(r, Seg::Meta, ring + 8 * 8, box.data() + first, (n - first) * 8);
       R.sent[r] += n;
@@ -80,11 +80,11 @@ void notices_queue_updates() {
   }
   up.resize(n + 1);
   // Too many ranges for the rings: join across the smallest gaps.
-  if (up.size() > kMaxUpdateRuns) {
+  if (up.size() > rt.rings.max_update_runs()) {
     static std::vector<uint64_t>& gaps = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
     gaps.clear();
     for (size_t i = 1; i < up.size(); i++) gaps.push_back(up[i].first - (up[i - 1].first + up[i - 1].second));
-    const size_t keep = kMaxUpdateRuns - 1;  // gaps left open
+    const size_t keep = rt.rings.max_update_runs() - 1;  // gaps left open
     std::nth_element(gaps.begin(), gaps.end() - keep, gaps.end());
     const uint64_t cut = *(gaps.end() - keep);  // gaps below this are joined
     size_t open = 0, m = 0;
@@ -150,7 +150,7 @@ void notices_process() {
     if (head == done) continue;
     const uint64_t* e = reinterpret_cast<const uint64_t*>(tp.self_meta() + ring_off(w)) + 8;
     for (; done < head; done++) {
-      const uint64_t x = e[done % kRingEntries], p = x >> 2 & kNoticePageMask, n = (x >> 40 & (kNoticeMaxRun - 1)) + 1;
+      const uint64_t x = e[done % R.entries], p = x >> 2 & kNoticePageMask, n = (x >> 40 & (kNoticeMaxRun - 1)) + 1;
       if (x & kNoticeForget) {
         switch (x & 3) {
           case kPlaceForget: forgets.emplace_back(p, n); break;

@@ -6,7 +6,7 @@
 // Transport: one ring per (writer, reader) pair, in the reader's Meta
 // segment, written only by the writer (single producer, single consumer):
 // word 0 head (entries written, low 48 bits; an overflow generation above),
-// word 1 tail (entries consumed), then kRingEntries entries {forget << 63 |
+// word 1 tail (entries consumed), then ring_entries(N) entries {forget << 63 |
 // (n-1) << 40 | page << 2 | kind}: n pages from `page` (n > 1 for install
 // and place notices only, so that loom_update or loom_free of any size is a
 // few entries).  With the forget bit set the entry is a *place* notice,
@@ -31,15 +31,20 @@
 
 namespace loom {
 
-constexpr uint64_t kRingEntries = 4096;
-constexpr uint64_t kRingWords = 8 + kRingEntries;
+// Entries per ring: 4096 up to 256 ranks, then fewer so that a rank's N
+// rings take 8 MiB whatever N is (1024 entries at 1024 ranks), but never
+// fewer than 512 (16 MiB at 4096 ranks).  A power of two.
+constexpr uint64_t kRingEntriesMax = 4096, kRingEntriesMin = 512, kRingsBytes = 8ull << 20;
+inline uint64_t ring_entries(int nranks) {
+  uint64_t e = kRingEntriesMax;
+  while (e > kRingEntriesMin && (uint64_t)nranks * e * 8 > kRingsBytes) e /= 2;
+  return e;
+}
+inline uint64_t ring_words(int nranks) { return 8 + ring_entries(nranks); }
 constexpr uint64_t kRingCountMask = (1ull << 48) - 1;
 constexpr uint64_t kNoticePageMask = (1ull << 38) - 1;  // 38 bits of page: 1 PiB of 4-KiB pages
 constexpr uint64_t kNoticeMaxRun = 1ull << 23;          // pages one entry can name
 constexpr uint64_t kNoticeForget = 1ull << 63;
-// loom_update's distinct ranges kept per release: more are merged across
-// their smallest gaps (installing a page needlessly is only a fetch).
-constexpr size_t kMaxUpdateRuns = kRingEntries / 4;
 
 enum NoticeKind : uint64_t {
   kNoticeInvalidate = 0,  // drop the copy
@@ -57,10 +62,15 @@ struct NoticeRings {
   std::vector<uint64_t> seen;                 // per writer: entries of its ring consumed here
   std::vector<uint64_t> ovf_seen;             // per writer: its ring's overflow generation seen
   std::vector<std::pair<uint64_t, uint64_t>> update_runs;  // loom_update: {first page, count} to install everywhere
+  uint64_t entries = kRingEntriesMax;         // entries per ring (ring_entries)
+  // loom_update's distinct ranges kept per release: more are merged across
+  // their smallest gaps (installing a page needlessly is only a fetch).
+  size_t max_update_runs() const { return entries / 4; }
 
   void init(int nranks) {
+    entries = ring_entries(nranks);
     outbox.assign(nranks, {});
-    for (auto& box : outbox) box.reserve(kRingEntries);  // faults queue notices (ERC joins) without allocating
+    for (auto& box : outbox) box.reserve(entries);  // faults queue notices (ERC joins) without allocating
     sent.assign(nranks, 0);
     tail.assign(nranks, 0);
     ovf.assign(nranks, 0);
