@@ -20,6 +20,7 @@
 
 #include "protocol/protocol.hpp"
 #include "runtime.hpp"
+#include "small_alloc.hpp"
 
 namespace loom {
 namespace {
@@ -259,7 +260,7 @@ size_t heap_describe_near(uint64_t off, char* buf, size_t len) {
     if (b.kind() == kHeapCollective)
       std::snprintf(out, n, "the collective block at %p (%llu bytes, pages of loom_alloc_collective)", start, bytes);
     else if (b.kind() == kHeapSmall)
-      std::snprintf(out, n, "rank %u's chunk of small loom_alloc blocks at %p (%llu bytes)", b.tag() >> 13, start, bytes);
+      std::snprintf(out, n, "rank %d's chunk of small loom_alloc blocks at %p (%llu bytes)", small_chunk_owner(b.tag()), start, bytes);
     else
       std::snprintf(out, n, "the block at %p (%llu bytes in whole pages) that rank %u allocated with loom_alloc", start,
                     bytes, b.tag());

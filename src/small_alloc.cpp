@@ -182,4 +182,6 @@ Status small_free(void* ptr, uint64_t first, uint32_t tag) {
   return Status::ok();
 }
 
+int small_chunk_owner(uint32_t tag) { return tag_owner(tag); }
+
 }  // namespace loom

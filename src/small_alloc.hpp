@@ -48,5 +48,7 @@ Status small_alloc(size_t size, void** out);
 // `tag` (any rank).  A pointer that is not the start of a live block gives
 // LOOM_ERR_BAD_POINTER and changes nothing.
 Status small_free(void* ptr, uint64_t first, uint32_t tag);
+// The rank that owns the chunk whose heap tag is `tag`.
+int small_chunk_owner(uint32_t tag);
 
 }  // namespace loom

@@ -89,10 +89,7 @@ void adapt_switch(uint64_t first, uint64_t n) {
       // Untracked (written in place, erc.cpp) if nobody holds a copy yet;
       // a rank that left the barrier first may have joined already (its
       // copy is tracked: the home's writes are trapped from now on).
-      // (With more than 64 ranks it stays tracked: erc.cpp, go_untracked.)
-      if (rank_planes() == 1 && rt.tp.cas(rt.rank, Seg::Meta, cs_off(p), 0, my_bit()) == 0) {
-        pt.flags[p] |= kUntracked;
-      } else if (pt.state[p] == kRW) {
+      if (!erc_go_untracked(p, 0) && pt.state[p] == kRW) {
         vm_protect(p, 1, kRO);
         pt.state[p] = kRO;
       }

@@ -43,7 +43,7 @@ void before_fetch(int h, uint64_t first, uint64_t n) {
   bool told = false;
   for (uint64_t i = 0; i < n; i++) {
     uint8_t& f = rt.pages.flags[first + i];
-    if (rank_planes() == 1 && (old[i] & bit_of(h))) {
+    if (old[i] & bit_in_plane(h, my_plane())) {
       f |= kUntracked;
       notice_queue(h, first + i, kNoticeJoined);
       told = true;
@@ -52,17 +52,6 @@ void before_fetch(int h, uint64_t first, uint64_t n) {
     }
   }
   if (told) notices_publish();
-}
-
-// A home page nobody else holds goes untracked: this rank's bit in the
-// copy-set, set only if the copy-set is still `seen` (no rank joined since).
-// With more than 64 ranks a copy-set is several words, which no one CAS
-// covers: home pages stay tracked (their writes trap).
-bool go_untracked(uint64_t p, uint64_t seen) {
-  if (rank_planes() > 1) return false;
-  if (rt.tp.cas(rt.rank, Seg::Meta, cs_off(p), seen, seen | my_bit()) != seen) return false;
-  rt.pages.flags[p] |= kUntracked;
-  return true;
 }
 
 // A rank fetched untracked home page p: trap this rank's writes again.
@@ -101,7 +90,7 @@ void notify_holders(const std::vector<uint32_t>& pages) {
     const int h = pt.home[p];
     const uint64_t* set = &sets[i * (size_t)W];
     if (!names_other(set, rt.rank, h) && h == rt.rank && (pt.flags[p] & kHomeDirty)) {
-      if (go_untracked(p, set[0])) continue;
+      if (erc_go_untracked(p, set[0])) continue;
       again.resize((size_t)W);  // a rank joined meanwhile
       for (int w = 0; w < W; w++) again[(size_t)w] = rt.tp.load(rt.rank, Seg::Meta, cs_off(p, w));
       set = again.data();
@@ -197,5 +186,14 @@ static_assert(protocol_complete(kOps));
 }  // namespace
 
 const PageProtocol kErc = kOps;
+
+// With more than 64 ranks a copy-set is several words, which no one CAS
+// covers: home pages stay tracked (their writes trap).
+bool erc_go_untracked(uint64_t p, uint64_t seen) {
+  if (rank_planes() > 1) return false;
+  if (rt.tp.cas(rt.rank, Seg::Meta, cs_off(p), seen, seen | my_bit()) != seen) return false;
+  rt.pages.flags[p] |= kUntracked;
+  return true;
+}
 
 }  // namespace loom

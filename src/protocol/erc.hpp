@@ -5,6 +5,12 @@
 
 namespace loom {
 
+// A home page nobody else holds goes untracked (written in place, its
+// writes not trapped): this rank's bit set in its copy-set if the copy-set
+// is still `seen`.  False, with nothing changed, if a rank joined since, or
+// if there are more than 64 ranks (erc.cpp).
+bool erc_go_untracked(uint64_t page, uint64_t seen);
+
 struct ErcState {
   std::vector<uint32_t> home_dirty;  // home pages written (trapped) since the last release
   void init() { home_dirty.clear(); }
