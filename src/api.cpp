@@ -19,6 +19,7 @@
 #include "protocol/protocol.hpp"
 #include "runtime.hpp"
 #include "spawn.hpp"
+#include "threads.hpp"
 #include "vm.hpp"
 
 namespace loom {
@@ -32,13 +33,7 @@ namespace {
 loom_status_t ret(Status s) { return s.code(); }
 
 Status need_init(const char* fn) {
-  if (rt.active) {
-    if (vm_on_app_thread()) return Status::ok();
-    return fail(LOOM_ERR_THREAD,
-                "%s called from a thread other than the one that called loom_init: Loom supports one application "
-                "thread per process for now (call Loom from that thread; OpenMP and pthreads inside a rank cannot "
-                "touch Loom memory yet)", fn);
-  }
+  if (rt.active) return Status::ok();
   if (rt.finalized) return fail(LOOM_ERR_NOT_INITIALIZED, "%s called after loom_finalize", fn);
   return fail(LOOM_ERR_NOT_INITIALIZED, "%s called before loom_init", fn);
 }
@@ -50,11 +45,12 @@ Status need_init(const char* fn) {
     if (!c_.is_ok()) return c_.code();           \
   } while (0)
 
-#define REQUIRE_INIT() \
-  do {                 \
-    Status s_ = need_init(__func__); \
-    if (!s_.is_ok()) return s_.code(); \
-  } while (0)
+// Every entry point that acts on the rank's state holds the rank lock from
+// here to its return (threads.hpp): threads of a rank take turns.
+#define REQUIRE_INIT()                         \
+  Status init_ok_ = need_init(__func__);       \
+  if (!init_ok_.is_ok()) return init_ok_.code(); \
+  RankHold rank_hold_
 
 // Page number of a Loom pointer, or an error naming the call.
 Status page_of(const void* p, const char* fn, uint64_t* page) {
@@ -309,7 +305,6 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   static bool exit_armed = false;
   if (!exit_armed) exit_armed = std::atexit(exit_without_finalize) == 0;
   g_init_pid = getpid();
-  vm_set_app_thread();
   intercept_publish_range(rt.base, rt.size);
   if (rt.cfg.print_config && rt.rank == 0) {
     char buf[8192];
@@ -413,6 +408,33 @@ Status barrier_wait(const char* fn) {
   rt.st.s.t_barrier += stat_now() - t0;
   if (trace_on()) trace_event(Ev::Barrier, tt, rt.st.s.barriers, 0, 2);
   return Status::ok();
+}
+
+// A rank holds a Loom lock for one of its threads at a time (held[id] is
+// that thread), which waits here for the others, without the rank lock
+// (they need it to finish their critical sections), asleep after a few
+// polls.
+int lock_holder(uint32_t id) { return __atomic_load_n(&rt.sync.held[id], __ATOMIC_ACQUIRE); }
+
+void take_for_thread(uint32_t id) {
+  int* w = &rt.sync.held[id];
+  const int me = thread_tid();
+  for (int spins = 0;; spins++) {
+    int was = 0;
+    if (__atomic_compare_exchange_n(w, &was, me, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    if (spins < 64) {
+      cpu_relax();
+      continue;
+    }
+    __atomic_fetch_add(&rt.sync.local_waiters[id], 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(w, __ATOMIC_SEQ_CST) == was) futex_wait_int(w, was);
+    __atomic_fetch_sub(&rt.sync.local_waiters[id], 1, __ATOMIC_SEQ_CST);
+  }
+}
+
+void give_for_thread(uint32_t id) {
+  __atomic_store_n(&rt.sync.held[id], 0, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&rt.sync.local_waiters[id], __ATOMIC_SEQ_CST)) futex_wake_int(&rt.sync.held[id]);
 }
 
 Status check_lock(uint32_t id, const char* fn) {
@@ -700,6 +722,17 @@ loom_status_t loom_barrier(void) {
   return ret(s);
 }
 
+loom_status_t loom_thread_barrier(int nthreads) {
+  Status s = need_init("loom_thread_barrier");
+  if (s.is_ok() && nthreads < 1)
+    s = fail(LOOM_ERR_INVALID, "loom_thread_barrier(%d): the thread count must be at least 1", nthreads);
+  if (!s.is_ok()) return s.code();
+  if (nthreads == 1) return loom_barrier();
+  if (rank_lock_mine())  // the others could never get in to arrive
+    return ret(fail(LOOM_ERR_BUSY, "loom_thread_barrier: called from inside a Loom call on this thread"));
+  return thread_barrier(nthreads, [] { return loom_barrier(); });
+}
+
 loom_status_t loom_barrier_arrive(const int* ranks, int n) {
   REQUIRE_INIT();
   REQUIRE_NOT_SERIAL("loom_barrier_arrive");
@@ -731,18 +764,20 @@ loom_status_t loom_poll(void) {
 }
 
 loom_status_t loom_lock(uint32_t id) {
-  REQUIRE_INIT();
-  Status s = check_lock(id, "loom_lock");
+  Status s = need_init("loom_lock");
+  if (s.is_ok()) s = check_lock(id, "loom_lock");
   if (!s.is_ok()) return s.code();
-  if (rt.sync.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this rank holds the lock already", id));
+  if (lock_holder(id) == thread_tid())
+    return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this thread holds the lock already", id));
   double t0 = stat_now();
+  take_for_thread(id);  // this rank's place in the lock, from its other threads
+  RankHold hold;
   const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   const bool turn = spawn_before_lock();
   proto_release();
   const uint64_t from = sync_lock_raw(id);
   if (turn) spawn_turn_done();
   proto_acquire(false, IvlAcquire::Lock, from);
-  rt.sync.held[id] = 1;
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
   if (trace_on()) trace_event(Ev::Lock, tt, id, from);
@@ -756,18 +791,23 @@ loom_status_t loom_lock(uint32_t id) {
 // made before the call still reach the homes before any later holder's
 // acquire (at the latest at loom_unlock).
 loom_status_t loom_trylock(uint32_t id, int* acquired) {
-  REQUIRE_INIT();
-  Status s = check_lock(id, "loom_trylock");
+  Status s = need_init("loom_trylock");
+  if (s.is_ok()) s = check_lock(id, "loom_trylock");
   if (!s.is_ok()) return s.code();
   if (!acquired) return ret(fail(LOOM_ERR_INVALID, "loom_trylock(%u): acquired is NULL", id));
-  if (rt.sync.held[id]) {  // held, by this rank: not taken again (no recursion)
+  // Held by a thread of this rank (this one too: no recursion): not taken.
+  int free_here = 0;
+  if (!__atomic_compare_exchange_n(&rt.sync.held[id], &free_here, thread_tid(), false, __ATOMIC_ACQUIRE,
+                                   __ATOMIC_RELAXED)) {
     *acquired = 0;
     return LOOM_OK;
   }
+  RankHold hold;
   double t0 = stat_now();
   const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   uint64_t from = 0;
   if (!sync_trylock_raw(id, &from)) {
+    give_for_thread(id);
     rt.st.s.t_lock += stat_now() - t0;
     if (trace_on()) trace_event(Ev::Lock, tt, id, 0, 1);
     *acquired = 0;
@@ -775,7 +815,6 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
   }
   proto_release();
   proto_acquire(false, IvlAcquire::Lock, from);
-  rt.sync.held[id] = 1;
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
   if (trace_on()) trace_event(Ev::Lock, tt, id, from);
@@ -787,13 +826,19 @@ loom_status_t loom_unlock(uint32_t id) {
   REQUIRE_INIT();
   Status s = check_lock(id, "loom_unlock");
   if (!s.is_ok()) return s.code();
-  if (!rt.sync.held[id]) return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
+  const int holder = lock_holder(id);
+  if (holder != thread_tid()) {
+    if (holder)
+      return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): another thread of this rank (thread %d) holds the lock; the "
+                      "thread that locked it unlocks it", id, holder));
+    return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
+  }
   double t0 = stat_now();
   const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   proto_release();
   const uint64_t info = ivl_release_info();
   sync_unlock_raw(id, info);
-  rt.sync.held[id] = 0;
+  give_for_thread(id);
   rt.st.s.unlocks++;
   rt.st.s.t_unlock += stat_now() - t0;
   if (trace_on()) trace_event(Ev::Unlock, tt, id, info);
@@ -853,6 +898,7 @@ const char* type_name(AtomicType t) {
 loom_status_t atomic(const char* fn, void* addr, AtomicType t, AtomicOp op, uint64_t a, uint64_t b, uint64_t* old) {
   Status ready = need_init(fn);
   if (!ready.is_ok()) return ready.code();
+  RankHold hold;
   uint64_t page = 0;
   Status s = page_of(addr, fn, &page);
   if (!s.is_ok()) return s.code();
@@ -1019,6 +1065,7 @@ template <class Op>
 loom_status_t ordered(const char* fn, loom_order_t order, Op op) {
   Status ready = need_init(fn);
   if (!ready.is_ok()) return ready.code();
+  RankHold hold;
   if ((int)order < (int)LOOM_RELAXED || (int)order > (int)LOOM_SEQ_CST)
     return ret(fail(LOOM_ERR_INVALID, "%s: memory order %d is not a loom_order_t", fn, (int)order));
   const bool rel = order == LOOM_RELEASE || order == LOOM_ACQ_REL || order == LOOM_SEQ_CST;
@@ -1115,10 +1162,20 @@ loom_status_t loom_stats_get(loom_stats_t* out) {
   return LOOM_OK;
 }
 
+loom_status_t loom_thread_stats_get(loom_stats_t* out) {
+  REQUIRE_INIT();
+  if (!out) return ret(fail(LOOM_ERR_INVALID, "loom_thread_stats_get: out is NULL"));
+  thread_stats(out);
+  adapt_count_modes(&out->pages_lazy, &out->pages_eager);
+  out->meta_bytes = rt.meta.size;
+  return LOOM_OK;
+}
+
 loom_status_t loom_stats_reset(void) {
   REQUIRE_INIT();
   rt.st = Stats{};
   rt.st.t_start = now();
+  thread_stats_reset();
   return LOOM_OK;
 }
 
@@ -1168,6 +1225,7 @@ const char* loom_last_error(void) { return last_error(); }
 
 // intercept.hpp: loom_prepare's work, for the wrappers of intercept.cpp.
 Status loom::prepare_range(const void* ptr, size_t len, int access, const char* fn) {
+  RankHold hold;
   uint64_t first = 0, last = 0;
   LOOM_TRY(live_range(ptr, len, fn, &first, &last));
   for (uint64_t p = first; p <= last; p++) {

@@ -10,7 +10,7 @@
 //   sync, clock                   barriers, locks, the global clock over transport atomics
 //   heap, small_alloc             allocation of global memory
 //   api                           the C API
-// Thread safety: one application thread calls Loom (and takes faults).
+// Thread safety: any application thread, under the rank lock (threads.hpp).
 #pragma once
 #include <sched.h>
 
@@ -29,6 +29,7 @@
 #include "stats.hpp"
 #include "status.hpp"
 #include "sync.hpp"
+#include "threads.hpp"
 #include "transport/transport.hpp"
 #include "watchdog.hpp"
 
@@ -124,6 +125,30 @@ inline void spin_until(F&& done) {
     if (++spins > rt.cfg.spin) sched_yield();
     else cpu_relax();
     if ((spins & 255) == 0) watchdog_poll(started);
+  }
+  rt.tp.app_waits(false);
+  rt.st.s.t_poll += stat_now() - t0;
+}
+
+// spin_until for a caller that holds the rank lock (threads.hpp), which
+// gives the lock up between polls so that the rank's other threads fault
+// and call Loom meanwhile; done() runs under the lock, which is held again
+// on return.
+template <class F>
+inline void spin_until_unlocked(F&& done) {
+  if (done()) return;
+  const int depth = rank_lock_release_all();
+  double t0 = stat_now();
+  rt.tp.app_waits(true);
+  const double started = now();
+  for (int spins = 0;;) {
+    if (++spins > rt.cfg.spin) sched_yield();
+    else cpu_relax();
+    rank_lock_retake(depth);
+    rt.tp.serve_while_waiting();
+    if (done()) break;
+    if ((spins & 255) == 0) watchdog_poll(started);
+    rank_lock_release_all();
   }
   rt.tp.app_waits(false);
   rt.st.s.t_poll += stat_now() - t0;

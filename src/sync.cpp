@@ -106,7 +106,12 @@ uint64_t sync_lock_raw(uint32_t id) {
   wait_site(id == rt.heap_lock ? "the heap lock (loom_alloc, loom_free)" : "loom_lock", id == rt.heap_lock ? -1 : id,
             (int)pred - 1);
   uint64_t v = 1;
-  spin_until([&] { return (v = tp.load(rt.rank, Seg::Meta, locked_off(id))) != 1; });
+  auto handed = [&] { return (v = tp.load(rt.rank, Seg::Meta, locked_off(id))) != 1; };
+  // A program's lock may be held long, and its holder may wait for what
+  // another thread of this rank does: the others keep the rank meanwhile.
+  // The heap lock's holder waits for nobody, and heap calls hold the rank.
+  if (id == rt.heap_lock) spin_until(handed);
+  else spin_until_unlocked(handed);
   return v >> 1;
 }
 

@@ -3,7 +3,8 @@
 // atomics on the Meta segment (sync.cpp); the API wraps them in the
 // protocol's release and acquire.  The clock's ping-pong sequence lives here
 // too: it is the same kind of state, a count of exchanges with peers.
-// Thread safety: the application thread only.
+// Thread safety: under the rank lock (threads.hpp), except that a lock's
+// hand-over is waited for without it.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -11,7 +12,10 @@
 namespace loom {
 
 struct SyncState {
-  std::vector<uint8_t> held;         // held[lock] = 1 while this rank holds it
+  // held[lock]: the thread of this rank (kernel id) that holds the lock or
+  // waits in its queue, 0 none; one thread per rank at a time (api.cpp).
+  std::vector<int> held;
+  std::vector<int> local_waiters;    // threads of this rank waiting for held[lock] to be 0
   uint64_t barrier_epoch = 0;
   std::vector<uint64_t> pair_count;  // group barriers entered with each peer
   std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
@@ -20,6 +24,7 @@ struct SyncState {
 
   void init(int nranks, uint32_t locks) {
     held.assign(locks, 0);
+    local_waiters.assign(locks, 0);
     barrier_epoch = 0;
     pair_count.assign(nranks, 0);
     pending_group.clear();

@@ -27,6 +27,7 @@
 #include "vm.hpp"
 
 #include "runtime.hpp"
+#include "threads.hpp"
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -39,9 +40,11 @@ struct sigaction g_prev;
 bool g_installed = false;
 size_t (*g_describe)(uint64_t off, char* buf, size_t len) = nullptr;
 // Initial-exec TLS: read from the signal handler without a call into the
-// dynamic loader.
-__attribute__((tls_model("initial-exec"))) thread_local bool t_app_thread = false;
-pid_t g_app_tid = 0;
+// dynamic loader.  The page this thread last found Allowed, and how many
+// times in a row.
+__attribute__((tls_model("initial-exec"))) thread_local uint64_t t_allowed_page = ~0ull;
+__attribute__((tls_model("initial-exec"))) thread_local int t_allowed_times = 0;
+constexpr int kMaxAllowed = 1000;
 
 bool try_map_at(uint64_t addr, uint64_t size) {
   void* want = reinterpret_cast<void*>(addr);
@@ -116,23 +119,28 @@ void chain(int sig, siginfo_t* info, void* uctx) {
 
 // The protocol's fault entry and the heap's describer, given at install (vm
 // sits below both).
-bool (*g_on_fault)(uint64_t page, int is_write) = nullptr;
+Fault (*g_on_fault)(uint64_t page, int is_write) = nullptr;
 
 void on_segv(int sig, siginfo_t* info, void* uctx) {
   int saved = errno;
   uint8_t* a = static_cast<uint8_t*>(info->si_addr);
   if (rt.active && a >= rt.base && a < rt.base + rt.size) {
-    if (!t_app_thread)
-      fatal("thread %ld touched Loom memory at %p (a %s), but Loom supports one application thread per process "
-            "for now, the one that called loom_init (thread %ld): OpenMP or pthreads inside a rank must not touch "
-            "Loom memory yet; run one rank per core instead",
-            (long)syscall(SYS_gettid), info->si_addr,
-            fault_is_write(uctx) == 1 ? "write" : fault_is_write(uctx) == 0 ? "read" : "access", (long)g_app_tid);
-    uint64_t page = (uint64_t)(a - rt.base) / kPage;
-    if (g_on_fault(page, fault_is_write(uctx))) {
+    const uint64_t page = (uint64_t)(a - rt.base) / kPage;
+    Fault f;
+    {
+      RankHold hold;
+      f = g_on_fault(page, fault_is_write(uctx));
+    }
+    if (f == Fault::Allowed) {
+      t_allowed_times = t_allowed_page == page ? t_allowed_times + 1 : 1;
+      t_allowed_page = page;
+    }
+    if (f == Fault::Handled || (f == Fault::Allowed && t_allowed_times < kMaxAllowed)) {
+      if (f == Fault::Handled) t_allowed_page = ~0ull;
       errno = saved;
       return;
     }
+    t_allowed_page = ~0ull;
   }
   chain(sig, info, uctx);
   errno = saved;
@@ -167,19 +175,12 @@ Status vm_reserve(MPI_Comm comm) {
               (unsigned long long)size);
 }
 
-void vm_set_app_thread() {
-  t_app_thread = true;
-  g_app_tid = (pid_t)syscall(SYS_gettid);
-}
-
-bool vm_on_app_thread() { return t_app_thread; }
-
 void vm_release() {
   if (rt.base) munmap(rt.base, rt.size);
   rt.base = nullptr;
 }
 
-Status vm_install_handler(bool (*on_fault)(uint64_t page, int is_write),
+Status vm_install_handler(Fault (*on_fault)(uint64_t page, int is_write),
                           size_t (*describe)(uint64_t off, char* buf, size_t len)) {
   g_on_fault = on_fault;
   g_describe = describe;

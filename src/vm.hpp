@@ -13,18 +13,19 @@ namespace loom {
 
 Status vm_reserve(MPI_Comm comm);  // agree on and map the global range
 void vm_release();
-// Faults on Loom pages go to on_fault (page, 1 write / 0 read / -1 unknown),
-// which returns false when the fault is not Loom's (then the handler
-// installed before Loom gets it).
-// The one application thread a rank supports: the one that called
-// loom_init.  A fault on Loom memory from another thread aborts the job
-// with a message (the protocol's state is not thread-safe).
-void vm_set_app_thread();
-bool vm_on_app_thread();
-// on_fault: the protocol's fault entry (false: no allocation covers the
-// page); describe: what lies near a byte offset no allocation covers, for
-// the message before the real SIGSEGV.
-Status vm_install_handler(bool (*on_fault)(uint64_t page, int is_write),
+// Faults on Loom pages go to on_fault (page, 1 write / 0 read / -1 unknown)
+// from any thread, under the rank lock (threads.hpp).  It says:
+//   NotLoom  no allocation covers the page: the handler installed before
+//            Loom gets the fault (the program crashes as it would without);
+//   Handled  the page now allows the access: the access runs again;
+//   Allowed  the page allowed the access already (another thread of the
+//            rank handled a fault on it meanwhile): the access runs again.
+//            The same page Allowed many times in a row on one thread is a
+//            protection the page table does not know: the real SIGSEGV.
+enum class Fault { NotLoom, Handled, Allowed };
+// on_fault: the protocol's fault entry; describe: what lies near a byte
+// offset no allocation covers, for the message before the real SIGSEGV.
+Status vm_install_handler(Fault (*on_fault)(uint64_t page, int is_write),
                           size_t (*describe)(uint64_t off, char* buf, size_t len));
 void vm_remove_handler();
 void vm_protect(uint64_t first_page, uint64_t npages, PageState s);

@@ -41,7 +41,7 @@ void report(double waited, const char* why) {
                rt.rank, (int)getpid(), host, waited, what, (unsigned long long)rt.st.s.barriers,
                [] {
                  int h = 0;
-                 for (uint8_t x : rt.sync.held) h += x;
+                 for (int x : rt.sync.held) h += x != 0;
                  return h;
                }(),
                why);

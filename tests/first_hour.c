@@ -9,10 +9,11 @@
  *   first_hour collective  collective errors: a block larger than the
  *                          memory on every rank, then different sizes on
  *                          different ranks (each must print one line)
- *   first_hour thread_call a Loom call from a second thread fails with
- *                          LOOM_ERR_THREAD (and the job goes on)
- *   first_hour thread_fault a second thread touches a Loom page that is not
- *                          valid here: the job is aborted with a message */
+ *   first_hour thread_call a Loom call (a barrier) from a second thread
+ *                          works, and so does the next one from the first
+ *   first_hour thread_fault a second thread writes a Loom page that is not
+ *                          valid here: the fault is served, and the write
+ *                          reaches the home at the first thread's barrier */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -92,8 +93,8 @@ static void mode_thread_call(void) {
   pthread_t t;
   pthread_create(&t, NULL, call_barrier, NULL);
   pthread_join(t, NULL);
-  CHECK_ERR(g_thread_status, LOOM_ERR_THREAD);
-  CHECK(strstr(g_thread_msg, "loom_barrier called from a thread other than the one that called loom_init") != NULL);
+  CHECK_OK(g_thread_status);
+  if (g_thread_status != LOOM_OK) fprintf(stderr, "rank %d: %s\n", loom_rank(), g_thread_msg);
   CHECK_OK(loom_barrier()); /* the job goes on */
 }
 
@@ -104,8 +105,10 @@ static void mode_thread_fault(void) {
     pthread_t t;
     pthread_create(&t, NULL, touch, NULL);
     pthread_join(t, NULL);
-    fprintf(stderr, "first_hour thread_fault: FAIL: the second thread's fault was served\n");
   }
+  CHECK_OK(loom_barrier());
+  CHECK(g_page[0] == 7);
+  if (loom_rank() == n - 1) printf("first_hour thread_fault: the home reads %llu\n", (unsigned long long)g_page[0]);
   CHECK_OK(loom_barrier());
 }
 

@@ -182,15 +182,13 @@ def case_collective(a):
 
 def case_thread_call(a):
     rc, out, err = run(a, "thread_call", 2, {})
-    check(rc == 0, "a call from a second thread fails with LOOM_ERR_THREAD and the job goes on", out + err)
+    check(rc == 0, "a barrier called from a second thread works, and the job goes on", out + err)
 
 
 def case_thread_fault(a):
     rc, out, err = run(a, "thread_fault", 2, {})
-    check(rc != 0, "a fault from a second thread ends the job", out + err)
-    check(re.search(r"thread \d+ touched Loom memory at 0x[0-9a-f]+ \(a write\), but Loom supports one application "
-                    r"thread per process", err) is not None, "the message names the thread and the rule", err)
-    check("FAIL: the second thread's fault was served" not in err, "the fault was not served", err)
+    check(rc == 0, "a fault from a second thread is served", out + err)
+    check("first_hour thread_fault: the home reads 7" in out, "its write reached the home", out + err)
 
 
 def main():

@@ -10,11 +10,21 @@
  *  - The library never exits the process on a user error and never prints to
  *    stdout.  An error that leaves the job inconsistent (a failed MPI call in
  *    the middle of a protocol step) aborts the job with a message on stderr.
- *  - Calls are made by one thread per process, the one that called
- *    loom_init (MPI_THREAD_FUNNELED use).  A call from another thread fails
- *    with LOOM_ERR_THREAD, and a fault on Loom memory from another thread
- *    (OpenMP or pthreads inside a rank) aborts the job with a message:
- *    Loom cannot yet keep such threads coherent.
+ *  - Threads: any thread of a rank may touch Loom memory and make calls
+ *    (OpenMP or pthreads inside a rank).  The threads share the rank's
+ *    copies of pages (a page one fetched is there for all) and take turns
+ *    at its protocol state.  A release by one thread (unlock, barrier,
+ *    loom_release) publishes every write its rank's threads made before it
+ *    (ordered before it by the program's own thread synchronization);
+ *    writes made concurrently with it are published by this release or the
+ *    rank's next one.  An acquire by one thread makes what it acquires
+ *    visible to every thread of the rank that synchronizes with it after.
+ *    A Loom lock is held by one thread at a time across all threads of all
+ *    ranks; the thread that locked it unlocks it.  loom_barrier and the
+ *    collective calls are made by one thread per rank and hold the rank
+ *    while they run (other threads' faults wait for them);
+ *    loom_thread_barrier is the barrier every thread of every rank enters.
+ *    loom_init and loom_finalize are called by one thread.
  *
  * Memory model
  *  Loom memory is one range reserved at the same virtual address on every
@@ -89,7 +99,7 @@ typedef enum loom_status {
   LOOM_ERR_MPI = -9,              /* the MPI library reported an error */
   LOOM_ERR_SYSTEM = -10,          /* a system call failed */
   LOOM_ERR_BUSY = -11,            /* the resource is held (e.g. unlock of a lock not held) */
-  LOOM_ERR_THREAD = -12           /* called from a thread other than the one that called loom_init */
+  LOOM_ERR_THREAD = -12           /* (no longer returned: every thread may call Loom) */
 } loom_status_t;
 
 typedef enum loom_home_policy {
@@ -273,6 +283,14 @@ LOOM_API loom_status_t loom_barrier_arrive(const int *ranks, int n);
 LOOM_API loom_status_t loom_barrier_wait(void);
 /* A barrier over a subset of ranks: arrive then wait. */
 LOOM_API loom_status_t loom_barrier_subset(const int *ranks, int n);
+/* The barrier of every thread of every rank: nthreads threads of each rank
+ * call it (every thread of a round passing the same count); the last of a
+ * rank's threads to arrive runs loom_barrier for the rank while the others
+ * sleep, and all return when it ends, with its status.  What any thread of
+ * any rank wrote before the barrier is visible to every thread after it
+ * (OpenMP's "omp barrier", ArgoDSM's barrier(threadcount)).  nthreads 1 is
+ * loom_barrier. */
+LOOM_API loom_status_t loom_thread_barrier(int nthreads);
 
 /* Let the runtime serve protocol requests aimed at this rank now (SCASH's
  * polling): with MPI peers and no progress thread, a rank that computes
@@ -424,6 +442,11 @@ typedef struct loom_stats {
                            touched take no memory) */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
+/* The calling thread's share of this rank's statistics since the last
+ * loom_stats_reset: what the rank did while this thread held it (its
+ * faults, its releases and acquires, the waits of its own calls).  The
+ * gauges pages_lazy, pages_eager and meta_bytes are the rank's. */
+LOOM_API loom_status_t loom_thread_stats_get(loom_stats_t *out);
 /* Zero this rank's statistics and restart their wall clock: call it (after
  * a barrier) where a measurement starts, so that the report at finalize
  * covers the measurement alone. */

@@ -363,15 +363,17 @@ void proto_make_writable(uint64_t p) {
   pt.state[p] = kRW;
 }
 
-bool proto_fault(uint64_t p, int is_write) {
+Fault proto_fault(uint64_t p, int is_write) {
   PageTable& pt = rt.pages;
   if (!(pt.flags[p] & kAlloc)) {
     // A block another rank allocated: learn it from the heap table.
-    if (!heap_mark_if_allocated(p)) return false;
+    if (!heap_mark_if_allocated(p)) return Fault::NotLoom;
   }
   uint8_t s = pt.state[p];
   if (is_write < 0) is_write = s == kRO ? 1 : 0;  // unknown: read first, a write faults again
-  if (s == kRW || (s == kRO && !is_write)) return false;  // the access was allowed: not ours
+  // Another thread of this rank made the page valid while this one waited
+  // for the rank lock.
+  if (s == kRW || (s == kRO && !is_write)) return Fault::Allowed;
   // Inside a wrapped MPI call a fault that needs the transport would re-enter MPI.
   if (const char* call = intercept_mpi_call(); call && !rt.tp.all_direct()) intercept_fault_in_mpi(call, p, is_write);
   double t0 = stat_now();
@@ -388,7 +390,7 @@ bool proto_fault(uint64_t p, int is_write) {
   if (trace_on())
     trace_event(Ev::Fault, tt, p, (uint64_t)(uint16_t)rt.pages.home[p] | (rt.st.s.pages_fetched - fetched) << 32,
                 is_write ? 1 : 0);
-  return true;
+  return Fault::Handled;
 }
 
 namespace {
@@ -401,6 +403,13 @@ void release_pages(std::vector<uint32_t>& list) {
   const auto& families = protocol_families();
   double t0 = stat_now();
   std::sort(list.begin(), list.end());
+  // Read-only before the diffs: another thread of this rank that writes a
+  // page meanwhile faults and waits for the rank lock, then twins it again,
+  // so its write is in this diff or the next one and never between the two.
+  for_runs(list, [](uint64_t first, uint64_t n) {
+    vm_protect(first, n, kRO);
+    std::memset(&rt.pages.state[first], kRO, n);
+  });
   migrate_note_released(list);
   static Runs& runs = *new Runs();  // never destroyed: see runtime.hpp
   for (uint32_t p : list) {
@@ -427,10 +436,6 @@ void release_pages(std::vector<uint32_t>& list) {
   for (size_t i = 0; i < families.size(); i++) families[i]->release(written[i]);
   notices_queue_updates();  // loom_update: every other rank installs the page
   notices_publish();
-  for_runs(list, [](uint64_t first, uint64_t n) {
-    vm_protect(first, n, kRO);
-    std::memset(&rt.pages.state[first], kRO, n);
-  });
   list.clear();
   rt.st.s.t_diff += stat_now() - t0;
 }

@@ -23,7 +23,8 @@
 // Adding a protocol: a loom_protocol_t value (include/loom/loom.h and the
 // LOOM_PROTOCOL names in config.cpp), a file that defines its PageProtocol
 // with every operation below filled in, and one entry in kProtocolOf.
-// Thread safety: the application thread only (it also takes the faults).
+// Thread safety: any application thread, holding the rank lock (threads.hpp);
+// the fault handler takes it for proto_fault.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -31,12 +32,13 @@
 #include "protocol/directory.hpp"
 #include "protocol/notices.hpp"
 #include "runtime.hpp"
+#include "vm.hpp"
 
 namespace loom {
 
 // ---- the driver, called by the API and the fault handler -----------------
 
-bool proto_fault(uint64_t page, int is_write);  // false: not Loom's fault
+Fault proto_fault(uint64_t page, int is_write);  // vm.hpp: NotLoom, Handled or Allowed
 void proto_make_readable(uint64_t page);        // loom_prepare(LOOM_READ)
 void proto_make_writable(uint64_t page);        // loom_prepare(LOOM_WRITE)
 void proto_release();  // this rank's writes reach their homes; holders are told

@@ -1,0 +1,234 @@
+// Application threads of one rank: the rank lock, per-thread statistics and
+// the all-threads barrier (threads.hpp).
+#include "threads.hpp"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <cstddef>
+#include <cstdio>
+
+#include "runtime.hpp"
+
+namespace loom {
+namespace {
+
+// Initial-exec TLS: the fault handler reads it without a call into the
+// dynamic loader.
+struct ThreadState {
+  int tid = 0;
+  bool counting = false;   // keeps its own share (a second thread has taken the lock)
+  uint64_t stats_gen = 0;  // the rank's reset generation `mine` counts from
+  loom_stats_t at_take{};  // the rank's counters when this thread took the lock
+  loom_stats_t mine{};     // this thread's share
+};
+__attribute__((tls_model("initial-exec"))) thread_local ThreadState t_self;
+
+// 0 free, 1 held, 2 held and a thread may sleep on it (the classic futex
+// mutex); the owner and depth make it recursive.
+std::atomic<int> g_word{0};
+std::atomic<int> g_owner{0};
+int g_depth = 0;  // read and written by the owner only
+std::atomic<uint64_t> g_stats_gen{1};
+// Until a second thread takes the rank lock, the rank's counters are the one
+// thread's, and nothing is kept per thread (a single-threaded program pays
+// one load per take and give).  When the second comes, the first thread's
+// share so far is the rank's counters then.
+int g_first_tid = 0;
+std::atomic<bool> g_multi{false};
+loom_stats_t g_first_share{};
+uint64_t g_first_gen = 0;
+
+long futex(std::atomic<int>* w, int op, int val) {
+  return syscall(SYS_futex, reinterpret_cast<int*>(w), op | FUTEX_PRIVATE_FLAG, val, nullptr, nullptr, 0);
+}
+
+// The counters a thread is credited with: what it did, not the rank's
+// gauges (pages by protocol, Meta size), which loom_stats_get fills.
+#define LOOM_THREAD_U64(X)                                                                                     \
+  X(read_faults) X(write_faults) X(pages_fetched) X(bytes_fetched) X(twins) X(diffs) X(diff_bytes)            \
+  X(invalidations) X(barriers) X(locks) X(unlocks) X(atomics) X(migrations) X(notices) X(updates) X(prefetched) \
+  X(prefetch_used) X(switched) X(scoped_acquires) X(scoped_fallbacks)
+#define LOOM_THREAD_F64(X) X(t_fault) X(t_barrier) X(t_lock) X(t_unlock) X(t_diff) X(t_poll) X(t_update)
+#define LOOM_COUNT(f) +1
+static_assert(sizeof(loom_stats_t) == 8 * (0 LOOM_THREAD_U64(LOOM_COUNT) LOOM_THREAD_F64(LOOM_COUNT) + 3),
+              "a field of loom_stats_t is missing from the per-thread lists (or from the 3 gauges)");
+
+void fresh_if_reset() {
+  const uint64_t g = g_stats_gen.load(std::memory_order_acquire);
+  if (t_self.stats_gen != g) {
+    t_self.mine = loom_stats_t{};
+    t_self.stats_gen = g;
+  }
+}
+
+// At the outermost take and give of the lock: what the rank's counters
+// gained meanwhile is this thread's.
+void on_take() {
+  if (!g_first_tid) g_first_tid = t_self.tid;
+  if (!g_multi.load(std::memory_order_relaxed)) {
+    if (t_self.tid == g_first_tid) return;
+    g_first_share = rt.st.s;
+    g_first_gen = g_stats_gen.load(std::memory_order_relaxed);
+    g_multi.store(true, std::memory_order_relaxed);
+  }
+  if (!t_self.counting) {
+    t_self.counting = true;
+    t_self.mine = t_self.tid == g_first_tid ? g_first_share : loom_stats_t{};
+    t_self.stats_gen = t_self.tid == g_first_tid ? g_first_gen : g_stats_gen.load(std::memory_order_relaxed);
+  }
+  fresh_if_reset();
+  t_self.at_take = rt.st.s;
+}
+void on_give() {
+  if (!t_self.counting) return;
+  fresh_if_reset();
+  const loom_stats_t& now = rt.st.s;
+  const loom_stats_t& was = t_self.at_take;
+  loom_stats_t& m = t_self.mine;
+  // A reset while this thread held the lock zeroed the rank's counters:
+  // a counter below its value at the take counts from zero.
+#define LOOM_ADD(f) m.f += now.f >= was.f ? now.f - was.f : now.f;
+  LOOM_THREAD_U64(LOOM_ADD)
+  LOOM_THREAD_F64(LOOM_ADD)
+#undef LOOM_ADD
+}
+
+void take_word() {
+  int c = 0;
+  if (g_word.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
+  for (int spins = 0; spins < 100; spins++) {  // a fault is a few microseconds: spin a little first
+    cpu_relax();
+    c = 0;
+    if (g_word.load(std::memory_order_relaxed) == 0 && g_word.compare_exchange_strong(c, 1, std::memory_order_acquire))
+      return;
+  }
+  if (c != 2) c = g_word.exchange(2, std::memory_order_acquire);
+  while (c != 0) {
+    futex(&g_word, FUTEX_WAIT, 2);
+    c = g_word.exchange(2, std::memory_order_acquire);
+  }
+}
+
+void give_word() {
+  if (g_word.exchange(0, std::memory_order_release) == 2) futex(&g_word, FUTEX_WAKE, 1);
+}
+
+}  // namespace
+
+void futex_wait_int(int* w, int val) { syscall(SYS_futex, w, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, val, nullptr, nullptr, 0); }
+void futex_wake_int(int* w) { syscall(SYS_futex, w, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, nullptr, nullptr, 0); }
+
+int thread_tid() {
+  if (!t_self.tid) t_self.tid = (int)syscall(SYS_gettid);
+  return t_self.tid;
+}
+
+bool rank_lock_mine() { return g_owner.load(std::memory_order_relaxed) == thread_tid(); }
+
+void rank_lock() {
+  const int me = thread_tid();
+  if (g_owner.load(std::memory_order_relaxed) == me) {
+    g_depth++;
+    return;
+  }
+  take_word();
+  g_owner.store(me, std::memory_order_relaxed);
+  g_depth = 1;
+  on_take();
+}
+
+void rank_unlock() {
+  LOOM_ASSERT(rank_lock_mine() && g_depth > 0);
+  if (--g_depth > 0) return;
+  on_give();
+  g_owner.store(0, std::memory_order_relaxed);
+  give_word();
+}
+
+int rank_lock_release_all() {
+  if (!rank_lock_mine()) return 0;
+  const int depth = g_depth;
+  g_depth = 1;
+  rank_unlock();
+  return depth;
+}
+
+void rank_lock_retake(int depth) {
+  if (depth <= 0) return;
+  rank_lock();
+  g_depth = depth;
+}
+
+void thread_stats(loom_stats_t* out) {
+  if (!t_self.counting) {  // the only thread so far
+    *out = rt.st.s;
+    return;
+  }
+  // Under the lock (the caller holds it): bring this thread's share up to now.
+  on_give();
+  on_take();
+  *out = t_self.mine;
+}
+
+void thread_stats_reset() {
+  g_stats_gen.fetch_add(1, std::memory_order_acq_rel);
+  if (!t_self.counting) return;
+  fresh_if_reset();
+  t_self.at_take = rt.st.s;
+}
+
+namespace {
+
+// The all-threads barrier's round: arrivals count up to the round's thread
+// count; the last arrival runs the rank's barrier, stores the status and
+// bumps the generation the others sleep on.
+std::atomic<int> g_arrived{0};
+std::atomic<int> g_round_n{0};
+std::atomic<int> g_gen{0};
+std::atomic<int> g_mismatch{0};
+loom_status_t g_round_status = LOOM_OK;
+char g_round_msg[512];
+
+}  // namespace
+
+loom_status_t thread_barrier(int nthreads, loom_status_t (*rank_barrier)()) {
+  const int gen = g_gen.load(std::memory_order_acquire);
+  int expect = 0;
+  if (!g_round_n.compare_exchange_strong(expect, nthreads, std::memory_order_acq_rel) && expect != nthreads)
+    g_mismatch.store(expect, std::memory_order_relaxed);
+  const int n = g_round_n.load(std::memory_order_acquire);
+  if (g_arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == n) {
+    // The last of the round: the others sleep until the generation moves.
+    const int other = g_mismatch.exchange(0, std::memory_order_relaxed);
+    loom_status_t s;
+    if (other)
+      s = fail(LOOM_ERR_MISMATCH,
+               "loom_thread_barrier: threads of rank %d passed different thread counts in one round (%d and %d)",
+               rt.rank, n, nthreads != n ? nthreads : other)
+              .code();
+    else
+      s = rank_barrier();
+    g_round_status = s;
+    if (s != LOOM_OK) std::snprintf(g_round_msg, sizeof g_round_msg, "%s", loom_last_error());
+    g_arrived.store(0, std::memory_order_relaxed);
+    g_round_n.store(0, std::memory_order_relaxed);
+    g_gen.fetch_add(1, std::memory_order_release);
+    futex(&g_gen, FUTEX_WAKE, INT_MAX);
+    return s;
+  }
+  for (int spins = 0; g_gen.load(std::memory_order_acquire) == gen; spins++) {
+    if (spins < rt.cfg.spin) cpu_relax();
+    else futex(&g_gen, FUTEX_WAIT, gen);
+  }
+  const loom_status_t s = g_round_status;
+  if (s != LOOM_OK) (void)fail(s, "%s (loom_thread_barrier: another thread of rank %d ran the rank's barrier)", g_round_msg,
+                         rt.rank);
+  return s;
+}
+
+}  // namespace loom

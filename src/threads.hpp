@@ -1,0 +1,63 @@
+// Application threads of one rank (threads.cpp).
+//
+// Any thread of a rank may touch Loom memory and call Loom.  The threads
+// share the rank's page table, cached copies and protocol state, and take
+// turns at them under one lock per process, the rank lock: the fault
+// handler holds it for a fault on Loom memory, and every API call for its
+// memory actions.  So a page is fetched once however many threads fault on
+// it (the others wait for the lock, then find the page valid and retry the
+// access), and a release or an acquire runs alone.
+//
+// The rank lock is recursive (a protocol step that touches Loom memory
+// through a wrapped call may fault again) and futex-based: a thread that
+// waits for it sleeps.  Waits for other ranks that may take long and that
+// other threads' progress can end (the hand-over of a Loom lock) are made
+// without it (spin_until_unlocked); a barrier holds it, so that the rank is
+// quiescent while its release and acquire run (ArgoDSM does the same).
+//
+// Statistics: the rank's counters (rt.st) are bumped under the rank lock;
+// each thread also keeps what happened while it held the lock, read with
+// loom_thread_stats_get.
+// Thread safety: every function here may be called from any thread.
+#pragma once
+#include <cstdint>
+
+#include "loom/loom.h"
+
+namespace loom {
+
+int thread_tid();         // this thread's kernel id (cached)
+void rank_lock();         // recursive
+void rank_unlock();
+bool rank_lock_mine();    // held by this thread
+// Give the lock up completely (every level this thread holds) and return
+// the depth held (0: not held), to take it back with rank_lock_retake.
+int rank_lock_release_all();
+void rank_lock_retake(int depth);
+
+// Sleep while *w == val (a futex; may return early), and wake every sleeper.
+void futex_wait_int(int* w, int val);
+void futex_wake_int(int* w);
+
+struct RankHold {
+  RankHold() { rank_lock(); }
+  ~RankHold() { rank_unlock(); }
+  RankHold(const RankHold&) = delete;
+  RankHold& operator=(const RankHold&) = delete;
+};
+
+// The calling thread's statistics since the rank's last loom_stats_reset
+// (what happened while this thread held the rank lock).
+void thread_stats(loom_stats_t* out);
+// loom_stats_reset: every thread's statistics restart (lazily, at each
+// thread's next use).
+void thread_stats_reset();
+
+// The all-threads barrier (loom_thread_barrier): nthreads threads of this
+// rank meet; the last to arrive runs `rank_barrier` (the rank's Loom
+// barrier) while the others sleep, and every thread returns its status.
+// A count that differs from the one the first thread of the round passed
+// fails with LOOM_ERR_MISMATCH in every thread of the round.
+loom_status_t thread_barrier(int nthreads, loom_status_t (*rank_barrier)());
+
+}  // namespace loom
