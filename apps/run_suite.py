@@ -15,6 +15,12 @@ fewer than 6 repetitions the interval is [min, max]); the breakdown is the
 median run's.  More ranks than cores is allowed, with a warning: such times
 measure time-sharing, not speed-up.
 
+--threads T also runs the Loom build of every row whose worker count T
+divides as ranks x threads: r/T ranks of T threads each (the hybrid build,
+par.h), and adds its time and its ratio to the threads build to the table:
+at r = 2, --threads 2 compares 1 rank x 2 threads with 2 ranks x 1 thread
+and 2 threads, on the same cores in the same run.
+
 --hosts H also runs the Loom build of every row whose rank count H divides
 across H emulated hosts (scripts/cluster.sh run H ranks/H; needs root and
 'scripts/cluster.sh up H' first), and adds its time, its ratio to the
@@ -134,6 +140,7 @@ def main():
                     help="paper: the programs' defaults, the papers' sizes; test: the small ctest sizes")
     ap.add_argument("--reps", type=int, default=1, help="runs of every row; the table shows medians (default 1)")
     ap.add_argument("--hosts", type=int, default=0, help="also run across this many emulated hosts")
+    ap.add_argument("--threads", type=int, default=0, help="also run r/T ranks x T threads (the hybrid build)")
     common_args(ap)
     a = ap.parse_args()
     if a.reps < 1:
@@ -153,14 +160,18 @@ def main():
     for rep in range(a.reps):
         for k, row in enumerate(rows):
             app, r, args = row["app"], row["ranks"], row["args"]
-            runs = ["threads", "loom"] + (["hosts"] if a.hosts > 1 and r % a.hosts == 0 else [])
+            runs = ["threads", "loom"] + (["hosts"] if a.hosts > 1 and r % a.hosts == 0 else []) + \
+                (["hybrid"] if a.threads > 1 and r % a.threads == 0 else [])
             for build in runs:
-                exe = os.path.join(bindir, f"{app}_{'loom' if build == 'hosts' else build}")
+                exe = os.path.join(bindir, f"{app}_{'threads' if build == 'threads' else 'loom'}")
                 if not os.path.exists(exe):
                     samples.setdefault((k, build), []).append({"error": "not built"})
                     continue
                 if build == "threads":
                     cmd = [exe, "--workers", str(r)] + args
+                elif build == "hybrid":
+                    cmd = [a.mpiexec] + a.mpiexec_flags.split() + ["-n", str(r // a.threads), exe] + args + \
+                        ["--threads", str(a.threads)]
                 elif build == "hosts":
                     cmd = [os.path.join(ROOT, "scripts", "cluster.sh"), "run", str(a.hosts), str(r // a.hosts), "--", exe] + args
                 else:
@@ -187,6 +198,8 @@ def main():
         " ".join(f"{c:>7}" for c in CATS)
     if a.hosts > 1:
         hdr += f"  {str(a.hosts) + ' hosts s':>10} {'/1 host':>7} {'valid':>5}  " + " ".join(f"{c:>7}" for c in CATS)
+    if a.threads > 1:
+        hdr += f"  {'x' + str(a.threads) + ' thr s':>9} {'/thread':>7} {'/ranks':>6} {'valid':>5}"
     if a.reps > 1:
         hdr += f"  {'loom 95% CI of median':>23} {'threads 95% CI':>23}"
     print(hdr)
@@ -210,6 +223,15 @@ def main():
             row["valid"] = valid and hv
             line += (f"  {f(ht, 10, 3)} {f(row['hosts_over_one_host'], 7, 2)} {'yes' if hv else 'NO':>5}  " +
                      " ".join(f(ho.get("breakdown", {}).get(c), 7, 3) for c in CATS))
+        if a.threads > 1:
+            hy = row.get("hybrid", {})
+            yt = hy.get("time")
+            row["hybrid_over_threads"] = yt / tt if yt and tt else None
+            row["hybrid_over_ranks"] = yt / lt if yt and lt else None
+            yv = hy.get("valid") is True or "hybrid" not in row
+            row["valid"] = row["valid"] and yv
+            line += (f"  {f(yt, 9, 3)} {f(row['hybrid_over_threads'], 7, 2)} {f(row['hybrid_over_ranks'], 6, 2)} "
+                     f"{'yes' if yv else 'NO':>5}")
         if a.reps > 1:
             ci = lambda d: f"[{d['ci95'][0]:9.3f}, {d['ci95'][1]:9.3f}]" if "ci95" in d else f"{'-':>23}"
             line += f"  {ci(lo):>23} {ci(th):>23}"
@@ -218,7 +240,7 @@ def main():
         os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
         loom_env = {k: v for k, v in os.environ.items() if k.startswith("LOOM_")}
         with open(a.json, "w") as f:
-            json.dump({"suite": "apps", "loom": build_info(a.build_dir),
+            json.dump({"suite": "apps", "threads_per_rank": a.threads, "loom": build_info(a.build_dir),
                        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "size": a.size, "reps": a.reps, "ranks": ranks, "hosts": a.hosts, "rows": rows,
                        "loom_config": loom_env or "defaults", "machine": machine(a.mpiexec)}, f, indent=1)
         print(f"wrote {a.json}", file=sys.stderr)

@@ -1,7 +1,9 @@
 /* par.h — the portability layer the applications are written against.
  *
  * One application source, two builds:
- *   loom     one process per worker, started by mpiexec; shared memory is
+ *   loom     processes (ranks) started by mpiexec, each with T worker
+ *            threads (--threads T or $PAR_THREADS, default 1): R ranks x T
+ *            threads are R*T workers, worker rank*T + t; shared memory is
  *            Loom memory (par_loom.c);
  *   threads  one process, one thread per worker (hardware shared memory, the
  *            physical limit a DSM is measured against; par_threads.c).
@@ -14,8 +16,8 @@
  * these are test programs, not a library.
  *
  * Command line: par_main removes "--workers N" (threads build: how many
- * threads, default $PAR_WORKERS or 2; the loom build uses the rank count)
- * and passes the rest to the worker.
+ * threads, default $PAR_WORKERS or 2; the loom build uses ranks x threads)
+ * and "--threads T" (loom build) and passes the rest to the worker.
  */
 #ifndef LOOM_APPS_PAR_H
 #define LOOM_APPS_PAR_H
