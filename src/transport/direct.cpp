@@ -149,7 +149,18 @@ void DirectPath::drop_meta() {
 void DirectPath::flush() {}
 void DirectPath::sync_local() {}
 
-void DirectPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) { std::memcpy(dst, at(r, s, off), len); }
+// Meta words change under atomics (other ranks', a protocol thread's):
+// read word by word with atomic loads, not a memcpy racing with them
+// (each word is whole, old or new, as the callers expect).
+void DirectPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) {
+  if (s == Seg::Meta && off % 8 == 0 && len % 8 == 0 && (uintptr_t)dst % 8 == 0) {
+    const uint64_t* from = word(at(r, s, off));
+    uint64_t* to = static_cast<uint64_t*>(dst);
+    for (size_t i = 0; i < len / 8; i++) to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+    return;
+  }
+  std::memcpy(dst, at(r, s, off), len);
+}
 
 void DirectPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) { std::memcpy(at(r, s, off), src, len); }
 
