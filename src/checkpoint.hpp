@@ -16,7 +16,7 @@
 // LATEST (seq, rank count, size, address) the same way and syncs the
 // directory, and removes the previous ckpt-<seq-1>.  A run killed at any
 // point leaves LATEST naming a complete checkpoint.
-// Thread safety: the application thread only.
+// Thread safety: under the rank lock (threads.hpp).
 #pragma once
 #include <cstdint>
 #include <utility>

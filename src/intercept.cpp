@@ -26,8 +26,8 @@
 // mapping or memory MPI allocated, requests live in private buffers — so
 // an internal call, from the application thread or from a protocol or
 // progress thread, passes the range check and goes straight on to PMPI_X.
-// Only the application thread ever hands Loom memory to MPI (Loom's rule),
-// so only it changes page protections here.
+// Only application threads ever hand Loom memory to MPI (Loom's rule), so
+// only they change page protections here, under the rank lock.
 //
 // Nonblocking operations: the buffer is prepared when the operation is
 // posted, and the request is remembered until a Wait or Test completes it.

@@ -4,7 +4,7 @@
 // with a message instead of re-entering MPI.
 //
 // Thread safety: prepare_range and everything that changes page states run
-// on the application thread only (the one that takes Loom's faults);
+// on application threads, under the rank lock (threads.hpp);
 // intercept_mpi_call reads a thread-local marker and is safe in the signal
 // handler.
 #pragma once

@@ -2,8 +2,9 @@
 // the in-call marker, the preparation of a buffer, the bookkeeping of
 // nonblocking operations.  intercept.cpp defines them.
 //
-// Thread safety: prep changes page states, so only the application thread
-// may call it with Loom memory (Loom's own threads never hand MPI an
+// Thread safety: prep changes page states, so only application threads
+// may call it with Loom memory, and it takes the rank lock to do so
+// (prepare_range; Loom's own threads never hand MPI an
 // address of the global range, so for them it is one range check); track
 // is called by the thread that posted the operation.
 #pragma once

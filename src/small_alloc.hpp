@@ -1,6 +1,6 @@
 // Small blocks of loom_alloc (small_alloc.cpp): sizes up to kSmallMax
 // bytes are carved out of per-rank chunks of pages instead of taking whole
-// pages each.  Thread safety: the application thread only.
+// pages each.  Thread safety: under the rank lock (threads.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>

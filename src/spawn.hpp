@@ -8,7 +8,7 @@
 // starting each process once more with address-space randomization off.
 //
 // The hooks below are how the rest of the API meets it.
-// Thread safety: the application thread only.
+// Thread safety: under the rank lock (threads.hpp).
 #pragma once
 #include <cstdint>
 

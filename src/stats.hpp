@@ -1,6 +1,7 @@
 // Per-rank statistics: the counters and times the layers bump (loom_stats_t),
 // the clock they are timed with, and the report at finalize (stats.cpp).
-// Thread safety: the application thread only.
+// Thread safety: under the rank lock (threads.hpp); threads.cpp keeps each
+// thread's share.
 #pragma once
 #if defined(__x86_64__)
 #include <x86intrin.h>

@@ -14,7 +14,7 @@
 // dropped (the trailer says how many).  With tracing off every hook is one
 // predictable branch on trace_on().
 //
-// Thread safety: the application thread only (as the protocol).
+// Thread safety: under the rank lock (threads.hpp), as the protocol.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -9,7 +9,7 @@
 // What a rank waits in is a WaitSite set by the sync code just before it
 // spins (sync.cpp, clock.cpp); spin_until (runtime.hpp) calls watchdog_poll
 // every few hundred polls while it waits.
-// Thread safety: the application thread only.
+// Thread safety: under the rank lock (threads.hpp).
 #pragma once
 #include <cstdint>
 

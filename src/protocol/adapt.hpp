@@ -30,7 +30,7 @@
 // protocol are never touched; LOOM_ADAPT=0 keeps every page in the
 // protocol of its block.  The statistics count the switches and, at the
 // end, the pages this rank homes in each mode.
-// Thread safety: the application thread only.
+// Thread safety: under the rank lock (threads.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>

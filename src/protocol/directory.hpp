@@ -7,7 +7,7 @@
 // known.  The writer mask is HLRC's (hlrc.cpp); the home word carries a
 // sticky mark once migration moved the page, and another once its home
 // wrote it after a rank asked to take it (migrate.cpp).
-// Thread safety: the application thread only.
+// Thread safety: under the rank lock (threads.hpp).
 #pragma once
 #include <cstdint>
 

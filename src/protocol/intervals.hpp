@@ -45,7 +45,7 @@
 //  - Whenever a record is missing (the ring wrapped, a record too large, an
 //    epoch passed), the acquire falls back to the writer-set rule: never
 //    less than correct.
-// Thread safety: the application thread only.
+// Thread safety: under the rank lock (threads.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>

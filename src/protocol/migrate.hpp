@@ -25,7 +25,7 @@
 // rank's cached home is current outside the window: faults and diffs go
 // straight to the home, as without migration.  Only pages of protocols
 // whose metadata does not live at the home move (PageProtocol::migrates).
-// Thread safety: the application thread only.
+// Thread safety: under the rank lock (threads.hpp).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -22,7 +22,7 @@
 // whose protocol relies on notices as stale (PageProtocol::needs_notices).
 // Notices are order-free (each acts on the home's current copy), so rings
 // from different writers need no common order.
-// Thread safety: the application thread only.
+// Thread safety: under the rank lock (threads.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -14,7 +14,7 @@
 //  5. The protection of page p at base + p*PAGE is NONE, READ or READ|WRITE
 //     exactly as state[p] says.
 // Each protocol adds its own (PageProtocol::check_page).
-// Thread safety: the application thread only (it also takes the faults).
+// Thread safety: under the rank lock (threads.hpp; the fault handler takes it).
 #pragma once
 #include <cstdint>
 #include <vector>
