@@ -316,7 +316,7 @@ namespace {
 // Loom's scripts and tools, or by the runtime's own re-exec.
 const char* const kNotSettings[] = {"LOOM_MPI", "LOOM_VENV", "LOOM_CC", "LOOM_CLUSTER_PREFIX", "LOOM_CLUSTER_CPUS",
                                     "LOOM_CLUSTER_NOLOCAL", "LOOM_SERIAL_REEXEC", "LOOM_STRESS_SEED",
-                                    "LOOM_STRESS_ROUNDS"};
+                                    "LOOM_STRESS_ROUNDS", "LOOM_STRESS_THREADS"};
 
 size_t edit_distance(const char* a, const char* b) {
   const size_t n = std::strlen(b);

@@ -1,7 +1,8 @@
 /* Helpers for the multi-rank tests (plain C, included by C and C++ tests).
  * A test counts its checks; mr_finish() combines the counts of all ranks,
  * rank 0 prints "<name>: N passed, F failed", and the process exits non-zero
- * on any failure.  Every test is run by ctest under mpiexec with a timeout. */
+ * on any failure.  Every test is run by ctest under mpiexec with a timeout.
+ * The checks may be made from several threads of a rank. */
 #ifndef LOOM_TESTS_MR_H
 #define LOOM_TESTS_MR_H
 #include <loom/loom.h>
@@ -13,9 +14,9 @@ static long mr_passed, mr_failed;
 
 #define CHECK(c)                                                                              \
   do {                                                                                        \
-    if (c) mr_passed++;                                                                       \
+    if (c) __atomic_fetch_add(&mr_passed, 1, __ATOMIC_RELAXED);                               \
     else {                                                                                    \
-      mr_failed++;                                                                            \
+      __atomic_fetch_add(&mr_failed, 1, __ATOMIC_RELAXED);                                    \
       fprintf(stderr, "rank %d: FAIL %s:%d: %s\n", loom_rank(), __FILE__, __LINE__, #c);     \
     }                                                                                         \
   } while (0)
@@ -23,9 +24,9 @@ static long mr_passed, mr_failed;
 #define CHECK_OK(e)                                                                           \
   do {                                                                                        \
     loom_status_t s_ = (e);                                                                   \
-    if (s_ == LOOM_OK) mr_passed++;                                                           \
+    if (s_ == LOOM_OK) __atomic_fetch_add(&mr_passed, 1, __ATOMIC_RELAXED);                   \
     else {                                                                                    \
-      mr_failed++;                                                                            \
+      __atomic_fetch_add(&mr_failed, 1, __ATOMIC_RELAXED);                                    \
       fprintf(stderr, "rank %d: FAIL %s:%d: %s -> %s (%s)\n", loom_rank(), __FILE__, __LINE__, \
               #e, loom_strerror(s_), loom_last_error());                                      \
     }                                                                                         \
@@ -35,9 +36,9 @@ static long mr_passed, mr_failed;
 #define CHECK_ERR(e, code)                                                                     \
   do {                                                                                         \
     loom_status_t s_ = (e);                                                                    \
-    if (s_ == (code)) mr_passed++;                                                             \
+    if (s_ == (code)) __atomic_fetch_add(&mr_passed, 1, __ATOMIC_RELAXED);                     \
     else {                                                                                     \
-      mr_failed++;                                                                             \
+      __atomic_fetch_add(&mr_failed, 1, __ATOMIC_RELAXED);                                     \
       fprintf(stderr, "rank %d: FAIL %s:%d: %s gave %s, expected %s\n", loom_rank(), __FILE__, \
               __LINE__, #e, loom_strerror(s_), loom_strerror(code));                           \
     }                                                                                          \

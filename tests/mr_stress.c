@@ -12,7 +12,11 @@
  *    barrier the totals equal the sums of every rank's schedule;
  *  - some rounds free and re-allocate the array with a random home policy
  *    and protocol, so blocks change homes and protocols between lives.
- * LOOM_STRESS_SEED and LOOM_STRESS_ROUNDS change the schedule. */
+ * LOOM_STRESS_SEED and LOOM_STRESS_ROUNDS change the schedule.
+ * LOOM_STRESS_THREADS=T runs T threads per rank: the owners are then the
+ * N*T workers (worker rank*T + t), barriers are loom_thread_barrier, and
+ * thread 0 of each rank frees and allocates between the threads' barriers. */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -27,39 +31,39 @@ static uint64_t rng_next(uint64_t* s) { /* splitmix64 */
 
 enum { kWords = 24 * 512, kBytes = 3 * 4096, kCounters = 96, kLocks = 8, kIncs = 40 };
 
-int main(int argc, char** argv) {
-  mr_init(&argc, &argv);
-  const int r = loom_rank(), n = loom_nranks();
-  const char* es = getenv("LOOM_STRESS_SEED");
-  const char* er = getenv("LOOM_STRESS_ROUNDS");
-  uint64_t seed = es ? strtoull(es, NULL, 0) : 0x10c0ffee;
-  const int rounds = er ? atoi(er) : 16;
+static int T = 1, rounds = 16;
+static uint64_t seed = 0x10c0ffee;
+static uint64_t* words;
+static uint8_t* bytes;
+static uint64_t* counters;
 
-  uint64_t* words = NULL;
-  uint8_t* bytes = NULL;
-  uint64_t* counters = NULL;
-  CHECK_OK(loom_alloc_collective(kWords * 8, (void**)&words));
-  CHECK_OK(loom_alloc_collective(kBytes, (void**)&bytes));
-  CHECK_OK(loom_alloc_collective_policy(kCounters * 512 * 8 / 4, LOOM_HOME_CYCLIC, (void**)&counters));
-  static uint64_t expect_w[kWords];
-  static uint8_t expect_b[kBytes];
-  static uint64_t expect_c[kCounters];
-  memset(expect_w, 0, sizeof expect_w);
-  memset(expect_b, 0, sizeof expect_b);
-  memset(expect_c, 0, sizeof expect_c);
+static void bar(void) { CHECK_OK(T > 1 ? loom_thread_barrier(T) : loom_barrier()); }
+
+/* One worker: thread t of this rank. */
+static void* stress(void* arg) {
+  const int t = (int)(intptr_t)arg;
+  const int r = loom_rank() * T + t, n = loom_nranks() * T; /* this worker, the workers */
+  uint64_t* expect_w = (uint64_t*)calloc(kWords, sizeof *expect_w);
+  uint8_t* expect_b = (uint8_t*)calloc(kBytes, 1);
+  uint64_t* expect_c = (uint64_t*)calloc(kCounters, sizeof *expect_c);
   /* Counter i lives at word i * 128 (4 counters per page) and is guarded by lock i % kLocks. */
 
   for (int round = 0; round < rounds; round++) {
     uint64_t s = seed ^ ((uint64_t)round * 0x51ed2701);
     /* Some rounds give the array a new life. */
     if (round > 0 && rng_next(&s) % 4 == 0) {
-      CHECK_OK(loom_free_collective(words));
       const loom_home_policy_t pol = (loom_home_policy_t)(rng_next(&s) % 3);
       const loom_protocol_t proto = (loom_protocol_t)(rng_next(&s) % 3);
-      words = NULL;
-      if (rng_next(&s) % 2) CHECK_OK(loom_alloc_collective_policy(kWords * 8, pol, (void**)&words));
-      else CHECK_OK(loom_alloc_collective_protocol(kWords * 8, proto, (void**)&words));
-      memset(expect_w, 0, sizeof expect_w);
+      const int by_policy = rng_next(&s) % 2;
+      if (T > 1) bar();
+      if (t == 0) {
+        CHECK_OK(loom_free_collective(words));
+        words = NULL;
+        if (by_policy) CHECK_OK(loom_alloc_collective_policy(kWords * 8, pol, (void**)&words));
+        else CHECK_OK(loom_alloc_collective_protocol(kWords * 8, proto, (void**)&words));
+      }
+      if (T > 1) bar();
+      memset(expect_w, 0, kWords * sizeof *expect_w);
       if (!words) break;
     }
     /* Phase A: word owners, in runs of random length. */
@@ -74,7 +78,7 @@ int main(int argc, char** argv) {
       }
       i += len;
     }
-    CHECK_OK(loom_barrier());
+    bar();
     {
       int bad = 0;
       for (int k = 0; k < kWords; k++) bad += words[k] != expect_w[k];
@@ -89,7 +93,7 @@ int main(int argc, char** argv) {
       expect_b[i] = v;
       if (owner == r) bytes[i] = v;
     }
-    CHECK_OK(loom_barrier());
+    bar();
     {
       int bad = 0;
       for (int i = 0; i < kBytes; i++) bad += bytes[i] != expect_b[i];
@@ -109,13 +113,36 @@ int main(int argc, char** argv) {
         }
       }
     }
-    CHECK_OK(loom_barrier());
+    bar();
     {
       int bad = 0;
       for (int c = 0; c < kCounters; c++) bad += counters[c * 128] != expect_c[c];
       CHECK(bad == 0);
     }
-    CHECK_OK(loom_barrier());
+    bar();
   }
+  free(expect_w);
+  free(expect_b);
+  free(expect_c);
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  mr_init(&argc, &argv);
+  const char* es = getenv("LOOM_STRESS_SEED");
+  const char* er = getenv("LOOM_STRESS_ROUNDS");
+  const char* et = getenv("LOOM_STRESS_THREADS");
+  if (es) seed = strtoull(es, NULL, 0);
+  if (er) rounds = atoi(er);
+  if (et) T = atoi(et);
+  CHECK(T >= 1 && T <= 64);
+  if (T < 1 || T > 64) T = 1;
+  CHECK_OK(loom_alloc_collective(kWords * 8, (void**)&words));
+  CHECK_OK(loom_alloc_collective(kBytes, (void**)&bytes));
+  CHECK_OK(loom_alloc_collective_policy(kCounters * 512 * 8 / 4, LOOM_HOME_CYCLIC, (void**)&counters));
+  pthread_t th[64];
+  for (int t = 1; t < T; t++) pthread_create(&th[t], NULL, stress, (void*)(intptr_t)t);
+  stress((void*)(intptr_t)0);
+  for (int t = 1; t < T; t++) pthread_join(th[t], NULL);
   return mr_finish("mr_stress");
 }
