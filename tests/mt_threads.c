@@ -19,6 +19,16 @@
  *             while another writes a word at a time into its own pages: a
  *             write made during a release is never lost (it reaches the
  *             home by the next release, here the barrier);
+ *   merging   (2+ ranks) rank 1 writes the upper half of a page under a
+ *             lock, over and over, while rank 0's thread 0 takes and
+ *             releases that lock (an acquire that finds the page dirty
+ *             merges rank 1's bytes into rank 0's copy) and its thread 1
+ *             writes the lower half in whole passes until thread 0 is done:
+ *             after the barrier the page is thread 1's last pass and rank
+ *             1's last write.  (A byte thread 1 writes between a merge's
+ *             read and write of it was lost before merges made the page
+ *             read-only; that window is nanoseconds, and this phase does
+ *             not catch it reliably.)
  *   stats     the threads' loom_thread_stats_get add up to the rank's
  *             faults and locks.
  *
@@ -41,6 +51,7 @@ static uint8_t* g_bytes; /* bytes: BPAGES pages */
 static uint64_t* g_count; /* locks: counters on one page */
 static uint64_t *g_x, *g_y; /* locks: the invariant, on pages homed on different ranks */
 static uint64_t* g_race;  /* racing: RPAGES pages per rank */
+static uint8_t* g_merge;  /* merging: one page homed on the last rank */
 enum { PAGES = 48, BPAGES = 6, COUNTERS = 8, ITERS = 150, RPAGES = 3 };
 
 #define TCHECK(c)                                                                                          \
@@ -144,6 +155,39 @@ static void* body(void* arg) {
       lost += g_race[(size_t)r * RPAGES * WORDS + w] != (uint64_t)w + 1 + (uint64_t)r * 1000000;
   TCHECK(lost == 0);
   if (lost) fprintf(stderr, "rank %d thread %d: %d words written during releases were lost\n", R, tid, lost);
+  /* merging */
+  enum { MERGES = 200, HALF = PAGE / 2 };
+  const uint32_t mlock = COUNTERS + 1 + (uint32_t)N;
+  static int merging_done;
+  if (N >= 2 && R == 1 && tid == 0) {
+    for (int k = 1; k <= MERGES; k++) {
+      TOK(loom_lock(mlock));
+      memset(g_merge + HALF, k, HALF);
+      TOK(loom_unlock(mlock));
+    }
+  } else if (N >= 2 && R == 0 && tid == 0) {
+    for (int k = 0; k < MERGES; k++) {
+      TOK(loom_lock(mlock));
+      TOK(loom_unlock(mlock));
+    }
+    __atomic_store_n(&merging_done, 1, __ATOMIC_RELEASE);
+  } else if (N >= 2 && R == 0 && tid == 1) {
+    int pass = 0;
+    do {  /* whole passes, for as long as thread 0 merges */
+      pass++;
+      for (int i = 0; i < HALF; i++) __atomic_store_n(&g_merge[i], (uint8_t)(pass * 7 + i % 5), __ATOMIC_RELAXED);
+    } while (!__atomic_load_n(&merging_done, __ATOMIC_ACQUIRE));
+    *(uint32_t*)(void*)(g_x + 1) = (uint32_t)pass;  /* the pass count, for the other ranks */
+  }
+  tbar(tid);
+  if (N >= 2) {
+    const int passes = (int)*(uint32_t*)(void*)(g_x + 1);
+    int bad = 0;
+    for (int i = 0; i < HALF; i++) bad += g_merge[i] != (uint8_t)(passes * 7 + i % 5);
+    for (int i = HALF; i < PAGE; i++) bad += g_merge[i] != (uint8_t)MERGES;
+    TCHECK(bad == 0);
+    if (bad) fprintf(stderr, "rank %d thread %d: %d bytes of the merged page are wrong\n", R, tid, bad);
+  }
   /* stats: every fault and lock of the rank is one thread's */
   tbar(tid);
   if (tid == 0) TOK(loom_stats_reset());
@@ -185,6 +229,7 @@ int main(int argc, char** argv) {
   TOK(loom_alloc_collective_at(PAGE, 0, (void**)&g_x));
   TOK(loom_alloc_collective_at(PAGE, N - 1, (void**)&g_y));
   TOK(loom_alloc_collective_policy((size_t)N * RPAGES * PAGE, LOOM_HOME_CYCLIC, (void**)&g_race));
+  TOK(loom_alloc_collective_at(PAGE, N - 1, (void**)&g_merge));
   TOK(loom_barrier());
   pthread_t th[64];
   for (int t = 1; t < T; t++) pthread_create(&th[t], NULL, body, (void*)(intptr_t)t);

@@ -238,12 +238,17 @@ void list_cached(uint64_t q) {
 void merge_from_home(uint64_t p) {
   alignas(64) static uint8_t fresh[kPage];
   rt.tp.get(rt.pages.home[p], Seg::Data, p * kPage, fresh, kPage);
+  // Read-only while the bytes are merged: another thread of this rank that
+  // writes the page meanwhile waits (its fault finds the page writable
+  // again afterwards), instead of having its byte overwritten by the home's.
+  vm_protect(p, 1, kRO);
   uint8_t* c = slot(p);
   uint8_t* t = rt.pages.twins + p * kPage;
   for (uint64_t i = 0; i < kPage; i++) {
     c[i] = c[i] != t[i] ? c[i] : fresh[i];
     t[i] = fresh[i];
   }
+  vm_protect(p, 1, kRW);
 }
 
 void drop_pages(std::vector<uint32_t>& drop) {
