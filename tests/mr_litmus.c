@@ -14,7 +14,11 @@
  *    member's loom_barrier_wait; writes between arrive and wait are this
  *    rank's own and survive the wait.
  * Waiting loops acquire and release the lock each time round (a plain spin
- * on shared memory is a data race, not allowed under release consistency). */
+ * on shared memory is a data race, not allowed under release consistency).
+ * With mr_litmus T (T threads per rank) the roles rotate over the N*T
+ * workers (worker rank*T + t), barriers are loom_thread_barrier, and the
+ * split barrier, a rank's construct, is left out. */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -32,14 +36,15 @@ static void wait_flag(volatile uint64_t* flag, uint32_t l, uint64_t want) {
   }
 }
 
-int main(int argc, char** argv) {
-  mr_init(&argc, &argv);
-  const int r = loom_rank(), n = loom_nranks();
-  /* Data and flags on separate pages, homes cyclic so they sit on different ranks. */
-  uint64_t* data = NULL;
-  uint64_t* flags = NULL;
-  CHECK_OK(loom_alloc_collective_policy(8 * 4096, LOOM_HOME_CYCLIC, (void**)&data));
-  CHECK_OK(loom_alloc_collective_policy(4 * 4096, LOOM_HOME_CYCLIC, (void**)&flags));
+static int T = 1;
+static uint64_t* data;
+static uint64_t* flags;
+static uint64_t* obs; /* SB: the observations, added with Loom atomics */
+
+static void bar(void) { CHECK_OK(T > 1 ? loom_thread_barrier(T) : loom_barrier()); }
+
+static void* litmus(void* arg) {
+  const int r = loom_rank() * T + (int)(intptr_t)arg, n = loom_nranks() * T; /* this worker, the workers */
   uint64_t* page_of_flag[4];
   for (int i = 0; i < 4; i++) page_of_flag[i] = flags + i * 512;
 
@@ -59,25 +64,26 @@ int main(int argc, char** argv) {
       for (int i = 0; i < kWords; i++) bad += d[i] != (uint64_t)round * 1000 + i;
       CHECK(bad == 0);
     }
-    CHECK_OK(loom_barrier());
+    bar();
 
     /* MP through a barrier: everyone reads what w wrote. */
     if (r == w) {
       for (int i = 0; i < kWords; i++) d[i] = (uint64_t)round * 7777 + i;
       *page_of_flag[1] = (uint64_t)round;
     }
-    CHECK_OK(loom_barrier());
+    bar();
     {
       int bad = *page_of_flag[1] != (uint64_t)round;
       for (int i = 0; i < kWords; i++) bad += d[i] != (uint64_t)round * 7777 + i;
       CHECK(bad == 0);
     }
-    CHECK_OK(loom_barrier());
+    bar();
 
     /* SB under lock 1 between w and rd (the others idle). */
     uint64_t* x = page_of_flag[2];
     if (r == 0) x[0] = x[1] = 0;
-    CHECK_OK(loom_barrier());
+    if (r == 0) CHECK_OK(loom_atomic_store(obs, 0));
+    bar();
     int saw = -1;
     if (n >= 2 && (r == w || r == rd)) {
       const int me = r == w ? 0 : 1;
@@ -86,13 +92,15 @@ int main(int argc, char** argv) {
       saw = x[1 - me] == (uint64_t)round;
       loom_unlock(1);
     }
+    if (saw > 0) CHECK_OK(loom_atomic_fetch_add(obs, 1, NULL));
+    bar();
     {
-      /* Gather both observations: at least one must be 1. */
-      long mine = saw < 0 ? 0 : saw, sum = 0;
-      MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+      /* Both observations: at least one must be 1. */
+      uint64_t sum = 0;
+      CHECK_OK(loom_atomic_fetch_add(obs, 0, &sum));
       CHECK(sum >= 1);
     }
-    CHECK_OK(loom_barrier());
+    bar();
 
     /* WRC through locks 2 and 3 (needs three ranks; with two, rd plays c). */
     const int c = n >= 3 ? third : rd;
@@ -115,7 +123,8 @@ int main(int argc, char** argv) {
       for (int i = 0; i < kWords; i++) bad += d2[i] != (uint64_t)round * 31 + i;
       CHECK(bad == 0);
     }
-    CHECK_OK(loom_barrier());
+    bar();
+    if (T > 1) continue;
 
     /* Split barrier: before arrive is shared; between arrive and wait, own. */
     uint64_t* s = data + ((round + 5) % 8) * 512;
@@ -138,5 +147,21 @@ int main(int argc, char** argv) {
     }
     CHECK_OK(loom_barrier());
   }
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  mr_init(&argc, &argv);
+  if (argc > 1) T = atoi(argv[1]);
+  CHECK(T >= 1 && T <= 64);
+  if (T < 1 || T > 64) T = 1;
+  /* Data and flags on separate pages, homes cyclic so they sit on different ranks. */
+  CHECK_OK(loom_alloc_collective_policy(8 * 4096, LOOM_HOME_CYCLIC, (void**)&data));
+  CHECK_OK(loom_alloc_collective_policy(4 * 4096, LOOM_HOME_CYCLIC, (void**)&flags));
+  CHECK_OK(loom_alloc_collective(4096, (void**)&obs));
+  pthread_t th[64];
+  for (int t = 1; t < T; t++) pthread_create(&th[t], NULL, litmus, (void*)(intptr_t)t);
+  litmus((void*)(intptr_t)0);
+  for (int t = 1; t < T; t++) pthread_join(th[t], NULL);
   return mr_finish("mr_litmus");
 }

@@ -13,7 +13,7 @@
  *  - some rounds free and re-allocate the array with a random home policy
  *    and protocol, so blocks change homes and protocols between lives.
  * LOOM_STRESS_SEED and LOOM_STRESS_ROUNDS change the schedule.
- * LOOM_STRESS_THREADS=T runs T threads per rank: the owners are then the
+ * LOOM_STRESS_THREADS=T (or mr_stress T) runs T threads per rank: the owners are then the
  * N*T workers (worker rank*T + t), barriers are loom_thread_barrier, and
  * thread 0 of each rank frees and allocates between the threads' barriers. */
 #include <pthread.h>
@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
   if (es) seed = strtoull(es, NULL, 0);
   if (er) rounds = atoi(er);
   if (et) T = atoi(et);
+  if (argc > 1) T = atoi(argv[1]); /* mr_stress T: the same */
   CHECK(T >= 1 && T <= 64);
   if (T < 1 || T > 64) T = 1;
   CHECK_OK(loom_alloc_collective(kWords * 8, (void**)&words));
