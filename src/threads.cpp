@@ -21,6 +21,7 @@ namespace {
 // dynamic loader.
 struct ThreadState {
   int tid = 0;
+  int index = 0;           // 1 + this thread's number in its rank, in the order threads first took the lock
   bool counting = false;   // keeps its own share (a second thread has taken the lock)
   uint64_t stats_gen = 0;  // the rank's reset generation `mine` counts from
   loom_stats_t at_take{};  // the rank's counters when this thread took the lock
@@ -39,6 +40,7 @@ std::atomic<uint64_t> g_stats_gen{1};
 // one load per take and give).  When the second comes, the first thread's
 // share so far is the rank's counters then.
 int g_first_tid = 0;
+int g_threads_seen = 0;  // under the rank lock
 std::atomic<bool> g_multi{false};
 loom_stats_t g_first_share{};
 uint64_t g_first_gen = 0;
@@ -69,6 +71,7 @@ void fresh_if_reset() {
 // At the outermost take and give of the lock: what the rank's counters
 // gained meanwhile is this thread's.
 void on_take() {
+  if (!t_self.index) t_self.index = ++g_threads_seen;
   if (!g_first_tid) g_first_tid = t_self.tid;
   if (!g_multi.load(std::memory_order_relaxed)) {
     if (t_self.tid == g_first_tid) return;
@@ -127,6 +130,8 @@ int thread_tid() {
   if (!t_self.tid) t_self.tid = (int)syscall(SYS_gettid);
   return t_self.tid;
 }
+
+int thread_index() { return t_self.index ? t_self.index - 1 : 0; }
 
 bool rank_lock_mine() { return g_owner.load(std::memory_order_relaxed) == thread_tid(); }
 

@@ -27,6 +27,9 @@
 namespace loom {
 
 int thread_tid();         // this thread's kernel id (cached)
+// This thread's number in its rank: 0, 1, ... in the order the threads
+// first took the rank lock (the thread of loom_init's first calls is 0).
+int thread_index();
 void rank_lock();         // recursive
 void rank_unlock();
 bool rank_lock_mine();    // held by this thread

@@ -160,7 +160,7 @@ void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags) {
   const uint64_t t1 = trace_now();
   if (type == Ev::Barrier) a = flags == 1 ? g.barriers + 1 : ++g.barriers;  // the same number on every rank
   const uint64_t d = t1 > t0 ? t1 - t0 : 0;
-  put(TraceRec{t0, d > 0xffffffffull ? 0xffffffffu : (uint32_t)d, (uint8_t)type, flags, 0, a, b});
+  put(TraceRec{t0, d > 0xffffffffull ? 0xffffffffu : (uint32_t)d, (uint8_t)type, flags, (uint16_t)thread_index(), a, b});
   if (t1 - g.last_cpu >= kCpuEveryNs) {
     g.last_cpu = t1;
     put(TraceRec{t1, 0, (uint8_t)Ev::Cpu, 0, 0, cpu_ns(), t1});

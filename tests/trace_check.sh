@@ -2,7 +2,8 @@
 # Runs a program with LOOM_TRACE, then checks its trace with the tool:
 # every record well formed (loom trace check), the Perfetto JSON valid
 # (loom trace view: per track non-decreasing timestamps, complete events
-# properly nested), and the summary readable.
+# properly nested), and the summary readable; with EXPECT_NOTICES, notices
+# of that kind; with EXPECT_THREADS=T, operations of T threads per rank.
 #   trace_check.sh PYTHON TRACE_DIR LAUNCHER... -- PROGRAM [ARGS]
 py=$1 dir=$2
 shift 2
@@ -17,6 +18,12 @@ if [ -n "${EXPECT_NOTICES:-}" ]; then  # notices of this kind were sent, and oth
 sys.exit(0 if any(e.get('cat') == 'notice' and e['args']['kind'] == sys.argv[3] for e in ev) and \
 sum(r['notices_received'] for r in s) > 0 else 1)" "$dir/trace.json" "$dir/summary.json" "$EXPECT_NOTICES" ||
     { echo "trace_check: no $EXPECT_NOTICES notices in the trace"; exit 1; }
+fi
+if [ -n "${EXPECT_THREADS:-}" ]; then  # every rank's operations on that many thread tracks
+  "$py" -c "import json,sys; ev=json.load(open(sys.argv[1]))['traceEvents']; n=int(sys.argv[2]); \
+ranks={e['pid'] for e in ev if e.get('ph') == 'X'}; \
+sys.exit(0 if all({e['tid'] for e in ev if e.get('ph') == 'X' and e['pid'] == p} >= set(range(n)) for p in ranks) else 1)" \
+    "$dir/trace.json" "$EXPECT_THREADS" || { echo "trace_check: not every rank has $EXPECT_THREADS thread tracks"; exit 1; }
 fi
 du -sh "$dir" | sed 's/^/trace_check: trace size /'
 rm -rf "$dir"  # kept only when a check failed

@@ -205,7 +205,8 @@ def view(ranks):
         ev.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
                    "args": {"name": f"rank {r.rank} ({r.host})"}})
         ev.append({"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0, "args": {"sort_index": r.rank}})
-        ev.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": 0, "args": {"name": "thread 0"}})
+        for th in sorted({0} | {x[4] for x in r.recs}):  # the rank's application threads, one track each
+            ev.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": th, "args": {"name": f"thread {th}"}})
         g = lambda t: (r.to_global(t) - origin) / 1000.0
         samples = sorted((x[6], x[5]) for x in r.recs if x[2] == 11)
         out = []
