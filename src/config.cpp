@@ -226,6 +226,12 @@ Status p_adapt(loom_config_t* c, const char* n, const char* v) {
 }
 void w_adapt(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->adapt); }
 
+Status p_trace_runs(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->trace_runs)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_trace_runs(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->trace_runs); }
+
 Status p_exact(loom_config_t* c, const char* n, const char* v) {
   if (!parse_bool(v, &c->exact)) return bad(n, v, "0 or 1");
   return Status::ok();
@@ -274,6 +280,9 @@ const Setting kSettings[] = {
     {"LOOM_STATS", "0", "rank 0 prints every rank's statistics and an all-ranks summary to stderr at finalize", p_stats, w_stats},
     {"LOOM_STATS_FILE", "", "write statistics as JSON at finalize: with %r one file per rank, else one file of all ranks (by rank 0)", p_sfile, w_sfile},
     {"LOOM_TRACE", "", "write an event trace of every rank into this directory (tools/loom trace; docs/TRACE.md)", p_trace, w_trace},
+    {"LOOM_TRACE_RUNS", "0", "with LOOM_TRACE: also record the byte runs of every diff a release sends, for the race "
+     "report (tools/loom trace races; a home's writes in place are not diffs and are not in it)",
+     p_trace_runs, w_trace_runs},
     {"LOOM_CHECKPOINT_DIR", "", "directory loom_checkpoint(NULL) and LOOM_CHECKPOINT_EVERY write to", p_ckdir, w_ckdir},
     {"LOOM_CHECKPOINT_EVERY", "0", "checkpoint the global memory at every K-th loom_barrier into LOOM_CHECKPOINT_DIR; 0: never",
      p_ckevery, w_ckevery},

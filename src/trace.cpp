@@ -15,11 +15,13 @@
 
 #include "clock.hpp"
 #include "config.hpp"
+#include "diff.hpp"
 #include "runtime.hpp"
 
 namespace loom {
 
 bool g_trace_on = false;
+bool g_trace_runs = false;
 
 namespace {
 
@@ -151,6 +153,7 @@ Status trace_start() {
   config_print(&rt.cfg, h.data() + 1024, kHeaderBytes - 1024 - 1);
   write_all(h.data(), h.size());
   g_trace_on = true;
+  g_trace_runs = rt.cfg.trace_runs != 0;
   sync_record(0);
   g.last_cpu = 0;
   return Status::ok();
@@ -165,6 +168,20 @@ void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags) {
     g.last_cpu = t1;
     put(TraceRec{t1, 0, (uint8_t)Ev::Cpu, 0, 0, cpu_ns(), t1});
   }
+}
+
+void trace_page_runs(uint64_t p, const uint8_t* twin, const uint8_t* cur, int home) {
+  const uint64_t t = trace_now();
+  struct Ctx {
+    uint64_t base, t, home;
+  } c{p * (uint64_t)kPage, t, (uint64_t)(uint16_t)home};
+  diff_runs(
+      twin, cur, kPage,
+      [](uint32_t off, uint32_t len, void* v) {
+        auto* x = static_cast<Ctx*>(v);
+        put(TraceRec{x->t, 0, (uint8_t)Ev::Run, 0, (uint16_t)thread_index(), x->base + off, len | x->home << 48});
+      },
+      &c);
 }
 
 void trace_sync_point(bool barrier) {
@@ -190,6 +207,7 @@ void trace_stop() {
                  rt.rank, (unsigned long long)g.dropped);
   close(g.fd);
   g_trace_on = false;
+  g_trace_runs = false;
   g = Trace{};
 }
 

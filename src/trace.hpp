@@ -41,6 +41,7 @@ enum class Ev : uint8_t {
   Pages = 14,      // a sample at each barrier, before its release: a: pages cached here, b: pages dirty
   Notice = 15,     // one sent (eager protocols, loom_update, frees): a: first page; b: pages | kind << 32 | target rank << 48
   Notices = 16,    // the notices this rank received, acted on: a: notices; b: pages dropped | pages refreshed << 32
+  Run = 17,        // LOOM_TRACE_RUNS: a byte run of a diff (at its release, or at an acquire before it): a: byte offset in Loom memory; b: length | home << 48
 };
 
 struct TraceRec {
@@ -55,6 +56,11 @@ static_assert(sizeof(TraceRec) == 32, "the record size is part of the file forma
 
 extern bool g_trace_on;
 inline bool trace_on() { return g_trace_on; }
+// LOOM_TRACE_RUNS (with a trace): the byte runs of every release.
+extern bool g_trace_runs;
+inline bool trace_runs() { return g_trace_runs; }
+// One Run record per changed run of page p (twin against the current copy).
+void trace_page_runs(uint64_t p, const uint8_t* twin, const uint8_t* cur, int home);
 
 // loom_init (collective, after the transport and the clock): open the file,
 // write the header, sync the clock.  LOOM_TRACE empty: nothing.

@@ -127,6 +127,7 @@ const Case kCases[] = {
      {nullptr}},
     {"LOOM_TRACE", "/tmp/tr", [](const loom_config_t& c) { return std::strcmp(c.trace_dir, "/tmp/tr") == 0; },
      {"/tmp/a\nb", "\t"}},
+    {"LOOM_TRACE_RUNS", "1", [](const loom_config_t& c) { return c.trace_runs == 1; }, {"2", "yes please", ""}},
 };
 
 void test_parse_one() {
@@ -258,6 +259,7 @@ void test_print() {
   CHECK(config_parse_one(&c, "LOOM_CHECKPOINT_EVERY", "7").is_ok());
   CHECK(config_parse_one(&c, "LOOM_RESTART", "/tmp/rsd").is_ok());
   CHECK(config_parse_one(&c, "LOOM_TRACE", "/tmp/trd").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_TRACE_RUNS", "1").is_ok());
 
   char buf[8192];
   size_t n = config_print(&c, buf, sizeof buf);
@@ -269,7 +271,7 @@ void test_print() {
                         "LOOM_CLOCK_SKEW_NS=1234", "LOOM_PRINT_CONFIG=1",
                         "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_ADAPT=1", "LOOM_EXACT=0", "LOOM_PROTOCOL=erc-invalidate",
                         "LOOM_HANG_TIMEOUT=45", "LOOM_CHECKPOINT_DIR=/tmp/ckd", "LOOM_CHECKPOINT_EVERY=7",
-                        "LOOM_RESTART=/tmp/rsd", "LOOM_TRACE=/tmp/trd"};
+                        "LOOM_RESTART=/tmp/rsd", "LOOM_TRACE=/tmp/trd", "LOOM_TRACE_RUNS=1"};
   for (const char* w : want) {
     bool found = std::strstr(buf, w) != nullptr;
     CHECK(found);
@@ -310,7 +312,7 @@ void test_from_env() {
                          "LOOM_PROGRESS", "LOOM_STATS", "LOOM_STATS_FILE", "LOOM_BASE", "LOOM_SPIN",
                          "LOOM_LOG_ERRORS", "LOOM_PRINT_CONFIG", "LOOM_CLOCK_SKEW_NS",
                          "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_ADAPT", "LOOM_EXACT", "LOOM_PREFETCH", "LOOM_PROTOCOL", "LOOM_HANG_TIMEOUT",
-                         "LOOM_CHECKPOINT_DIR", "LOOM_CHECKPOINT_EVERY", "LOOM_RESTART", "LOOM_TRACE"};
+                         "LOOM_CHECKPOINT_DIR", "LOOM_CHECKPOINT_EVERY", "LOOM_RESTART", "LOOM_TRACE", "LOOM_TRACE_RUNS"};
   for (const char* n : names) unsetenv(n);
 
   loom_config_t c, d;

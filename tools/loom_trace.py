@@ -9,6 +9,9 @@
   timeline DIR [--out F] [--window A:B]
                           the timeline drawn as an image (PNG or SVG by F's
                           name; matplotlib), optionally of A..B ms only
+  races DIR [--json]      write-write data races: byte runs two ranks wrote
+                          in intervals no barrier or lock chain orders (needs
+                          a run with LOOM_TRACE_RUNS=1); exit 1 if any
 
 Standard library only.
 """
@@ -23,7 +26,7 @@ MAGIC = b"LOOMTRC1"
 REC = struct.Struct("<QIBBHQQ")
 TYPES = {1: "fault", 2: "barrier", 3: "lock", 4: "unlock", 5: "diff", 6: "atomic", 7: "alloc", 8: "free",
          9: "acquire", 10: "migrate", 11: "cpu", 12: "sync", 13: "dropped", 14: "pages", 15: "notice",
-         16: "notices"}
+         16: "notices", 17: "run"}
 # Loom operations the program called or faulted into: the top level of a rank's timeline.
 TOP = {1, 2, 3, 4, 6}
 ATOMIC_OPS = {0: "fetch_add", 1: "cas", 2: "exchange", 3: "load", 4: "store"}
@@ -114,6 +117,8 @@ def check(ranks):
             if end + 1000 < last_end and ty not in (11, 12, 13, 14):
                 errs.append(f"{q}: {TYPES[ty]} ends at {end} ns, before the previous record's end {last_end}")
             last_end = max(last_end, end)
+            if ty == 17 and (a + (b & 0xffffffff) > r.mem or (b & 0xffffffff) == 0 or (b >> 48) >= n):
+                errs.append(f"{q}: byte run of {b & 0xffffffff} bytes at offset {a}, home {b >> 48}")
             if ty in (1, 5) and a >= pages:
                 errs.append(f"{q}: page {a} is outside the {pages}-page memory")
             if ty in (1, 5) and (b & 0xffff) >= n and ty == 1:
@@ -216,7 +221,7 @@ def view(ranks):
                 out.append({"ph": "C", "name": "pages", "pid": pid, "tid": th, "ts": g(t0),
                             "args": {"cached": a, "dirty": b}})
                 continue
-            if ty in (11, 12, 13):
+            if ty in (11, 12, 13, 17):  # samples, anchors, counts and byte runs: not operations
                 continue
             if ty in (7, 8, 10, 15):
                 out.append({"ph": "i", "s": "t", "name": name_of(x), "cat": TYPES[ty], "pid": pid, "tid": th,
@@ -454,12 +459,200 @@ def timeline(ranks, out, window):
     return 0
 
 
+def sync_events(r):
+    """A rank's synchronization events in order, and its byte runs tagged
+    with the interval (the number of events before them) they were
+    written in.  An event: (kind, key, global end ns, record index)."""
+    ev, runs = [], []
+    life = defaultdict(int)  # page -> frees seen: a run is compared only with runs of the same block life
+    for k, (t0, dur, ty, fl, th, a, b) in enumerate(r.recs):
+        end = r.to_global(t0 + dur)
+        if ty == 2:
+            ev.append((("barrier", "arrive", "wait")[fl], a, end, k))
+        elif ty == 3 and fl == 0:
+            ev.append(("lock", (a, b), end, k))
+        elif ty == 4:
+            ev.append(("unlock", (a, b), end, k))
+        elif ty == 8:
+            for q in range(a, a + (b & ((1 << 56) - 1))):
+                life[q] += 1
+        elif ty == 17:
+            q = a // r.page
+            runs.append((len(ev), a, a + (b & 0xffffffff), life[q], k))
+    return ev, runs
+
+
+def races(ranks):
+    """Write-write races from the byte runs (LOOM_TRACE_RUNS=1), with vector
+    clocks over the intervals between each rank's synchronization events:
+    a barrier (and a split barrier's arrive and wait) orders every rank's
+    intervals before it against every rank's after it; a lock's acquire is
+    ordered after the unlock that handed it over (the unlock on that lock
+    whose hand-over value it got, the latest one before it in global time).
+    Two runs of different ranks that overlap, in the same life of their
+    block, in intervals neither of which happens before the other, race."""
+    n = len(ranks)
+    evs, runs = {}, {}
+    for r in ranks:
+        evs[r.rank], runs[r.rank] = sync_events(r)
+    if not any(line.startswith("LOOM_TRACE_RUNS=1") for line in ranks[0].config.splitlines()):
+        return {"error": "this trace has no byte runs: run the program with LOOM_TRACE_RUNS=1 as well as LOOM_TRACE"}
+    # Each lock event's releasing unlock: (rank, event index) or None.
+    unlocks = defaultdict(list)  # lock id -> [(end, left value, rank, index)]
+    for rk, ev in evs.items():
+        for i, (kind, key, end, _) in enumerate(ev):
+            if kind == "unlock":
+                unlocks[key[0]].append((end, key[1], rk, i))
+    for lst in unlocks.values():
+        lst.sort()
+    bound = max(r.bound_ns() for r in ranks) + 1000
+    src = {}
+    for rk, ev in evs.items():
+        for i, (kind, key, end, _) in enumerate(ev):
+            if kind != "lock":
+                continue
+            lst = unlocks.get(key[0], [])
+            j = bisect.bisect_right(lst, (end + bound, float("inf"))) - 1
+            pick = None
+            if key[1]:  # the hand-over value names the releaser's record
+                for m in range(j, -1, -1):
+                    if lst[m][1] == key[1]:
+                        pick = lst[m]
+                        break
+            if pick is None:
+                j = bisect.bisect_right(lst, (end, float("inf"))) - 1
+                pick = lst[j] if j >= 0 else None
+            src[(rk, i)] = (pick[2], pick[3]) if pick else None
+    # The simulation: every rank advances through its events; a barrier
+    # waits for every rank, a split barrier's wait for every arrive, a lock
+    # for its unlock.  vc[r] is rank r's clock; start[r][i] its clock when
+    # interval i began.
+    vc = {r.rank: [0] * n for r in ranks}
+    start = {r.rank: [[0] * n] for r in ranks}
+    released = {}  # (rank, event index) -> clock at that release
+    arrived = defaultdict(dict)  # ("barrier"|"arrive", number) -> {rank: clock}
+    pos = {rk: 0 for rk in evs}
+    merge = lambda x, y: [max(p, q) for p, q in zip(x, y)]
+    progress = True
+    while progress:
+        progress = False
+        for rk, ev in evs.items():
+            while pos[rk] < len(ev):
+                i = pos[rk]
+                kind, key, _, _ = ev[i]
+                mine = vc[rk]
+                if kind in ("barrier", "arrive"):
+                    arrived[(kind, key)][rk] = list(mine)
+                    if kind == "barrier":
+                        if len(arrived[(kind, key)]) < n:
+                            break
+                        for c in arrived[(kind, key)].values():
+                            mine = merge(mine, c)
+                elif kind == "wait":
+                    got = arrived[("arrive", key)]
+                    if len(got) < n:
+                        break
+                    for c in got.values():
+                        mine = merge(mine, c)
+                elif kind == "unlock":
+                    released[(rk, i)] = list(mine)
+                elif kind == "lock":
+                    s = src.get((rk, i))
+                    if s is not None and s[0] != rk:
+                        if s not in released:
+                            break
+                        mine = merge(mine, released[s])
+                mine = list(mine)
+                mine[rk] = i + 1
+                vc[rk] = mine
+                start[rk].append(mine)
+                pos[rk] = i + 1
+                progress = True
+    stuck = {rk: evs[rk][pos[rk]][:2] for rk in evs if pos[rk] < len(evs[rk])}
+    # Overlapping runs of different ranks, page by page.
+    by_page = defaultdict(lambda: defaultdict(list))
+    for rk, lst in runs.items():
+        for (iv, lo, hi, life, k) in lst:
+            if iv <= pos[rk]:  # intervals the simulation reached
+                by_page[(lo // ranks[0].page, life)][rk].append((lo, hi, iv, k))
+    found = {}
+    for (page, life), per in by_page.items():
+        rks = sorted(per)
+        for x in range(len(rks)):
+            for y in range(x + 1, len(rks)):
+                r1, r2 = rks[x], rks[y]
+                for (lo1, hi1, i1, k1) in per[r1]:
+                    for (lo2, hi2, i2, k2) in per[r2]:
+                        lo, hi = max(lo1, lo2), min(hi1, hi2)
+                        if lo >= hi:
+                            continue
+                        if start[r2][i2][r1] >= i1 or start[r1][i1][r2] >= i2:
+                            continue  # ordered
+                        key = (page, r1, i1, r2, i2)
+                        f = found.get(key)
+                        if f is None:
+                            found[key] = [lo, hi]
+                        else:
+                            f[0], f[1] = min(f[0], lo), max(f[1], hi)
+    blocks = []
+    for x in ranks[0].recs:
+        if x[2] == 7:
+            blocks.append((x[5], x[5] + (x[6] & ((1 << 56) - 1)), x[6] >> 56))
+    base = ranks[0].base
+    page = ranks[0].page
+
+    def where(rk, iv):
+        ev = evs[rk]
+        name = lambda e: (f"barrier {e[1]}" if e[0] == "barrier" else
+                          f"loom_barrier_arrive ({e[1]})" if e[0] == "arrive" else
+                          f"loom_barrier_wait ({e[1]})" if e[0] == "wait" else f"loom_{e[0]}({e[1][0]})")
+        after = name(ev[iv - 1]) if iv > 0 else "loom_init"
+        before = name(ev[iv]) if iv < len(ev) else "loom_finalize"
+        return {"rank": rk, "interval": iv, "after": after, "until": before}
+
+    out = []
+    for (pg, r1, i1, r2, i2), (lo, hi) in sorted(found.items(), key=lambda kv: (kv[1][0], kv[0])):
+        blk = next(({"first byte": base + b0 * page, "bytes": (b1 - b0) * page, "kind": KINDS.get(kd, "?")}
+                    for b0, b1, kd in blocks if b0 <= pg < b1), None)
+        out.append({"address": base + lo, "bytes": hi - lo, "offset in block": base + lo - blk["first byte"] if blk else None,
+                    "block": blk, "first": where(r1, i1), "second": where(r2, i2)})
+    return {"races": out, "runs": sum(len(v) for v in runs.values()),
+            "intervals": {rk: len(evs[rk]) + 1 for rk in evs}, "unordered": stuck}
+
+
+def print_races(s):
+    if "error" in s:
+        print(f"loom trace races: {s['error']}")
+        return
+    for x in s["races"][:100]:
+        b = x["block"]
+        blk = (f" ({x['offset in block']} bytes into the {b['kind']} block of {b['bytes']} bytes at "
+               f"{b['first byte']:#x})") if b else ""
+        f, g = x["first"], x["second"]
+        print(f"race: {x['bytes']} bytes at {x['address']:#x}{blk} written by rank {f['rank']} between "
+              f"{f['after']} and {f['until']} and by rank {g['rank']} between {g['after']} and {g['until']}: "
+              f"no barrier or lock chain orders the two")
+    if len(s["races"]) > 100:
+        print(f"... and {len(s['races']) - 100} more")
+    if s["unordered"]:
+        print(f"loom trace races: warning: the synchronization of some ranks could not be followed to the end "
+              f"(waiting at {s['unordered']}); their later runs are not compared")
+    print(f"loom trace races: {len(s['races'])} races in {s['runs']} byte runs")
+
+
 def main(a):
     try:
         ranks = load(a.dir)
     except (OSError, ValueError) as e:
         print(f"loom trace: {e}", file=sys.stderr)
         return 1
+    if a.what == "races":
+        s = races(ranks)
+        if a.json:
+            print(json.dumps(s, indent=1, default=str))
+        else:
+            print_races(s)
+        return 2 if "error" in s else 1 if s["races"] else 0
     if a.what == "check":
         errs = check(ranks)
         for e in errs[:50]:

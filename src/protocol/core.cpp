@@ -426,6 +426,7 @@ void release_pages(std::vector<uint32_t>& list) {
       rt.tp.put_runs(pt.home[p], Seg::Data, p * kPage, slot(p), runs.off.data(), runs.len.data(), runs.off.size());
     rt.st.s.diffs++;
     rt.st.s.diff_bytes += bytes;
+    if (trace_runs()) trace_page_runs(p, pt.twins + p * kPage, slot(p), pt.home[p]);
     if (trace_on())
       trace_event(Ev::Diff, tt, p,
                   (uint64_t)(uint32_t)bytes | (uint64_t)(uint16_t)std::min<size_t>(runs.off.size(), 0xffff) << 32 |
@@ -488,6 +489,11 @@ void proto_release_range(uint64_t first, uint64_t n) {
 
 void proto_acquire(bool prefetch, IvlAcquire kind, uint64_t info) {
   const uint64_t tt = trace_on() ? trace_now() : 0;
+  // LOOM_TRACE_RUNS: writes not released yet (a split barrier's fuzzy
+  // region before its wait) are recorded as written before this acquire;
+  // the release that publishes them records them again.
+  if (trace_runs())
+    for (uint32_t p : rt.pages.dirty) trace_page_runs(p, rt.pages.twins + p * kPage, slot(p), rt.pages.home[p]);
   const uint64_t inv = rt.st.s.invalidations, upd = rt.st.s.updates;
   intercept_check_pending();  // (loom_barrier_wait has no release of its own)
   rt.tp.sync_local();
