@@ -117,9 +117,12 @@ def case_trace(a):
             ev = json.load(open(out_json))["traceEvents"]
         except (OSError, ValueError, KeyError):
             ev = []
-        starts = [e for e in ev if e.get("ph") == "s"]
+        starts = [e for e in ev if e.get("ph") == "s" and e.get("cat") == "lock"]
         check(p.returncode == 0 and 0 < len(starts) <= 8 and all(e["pid"] in (0, 1, 2) for e in starts),
               "lock hand-overs between ranks are flow arrows (at most 8 of the 9 acquisitions)", p.stdout + p.stderr)
+        bar = [e for e in ev if e.get("ph") == "s" and e.get("cat") == "barrier"]
+        check(len(bar) >= counted[0][0] and all(e["pid"] in (0, 1, 2) for e in bar),
+              "every barrier has arrows from the last rank to arrive", f"{len(bar)} barrier arrows")
         check(any(e.get("ph") == "C" and e.get("name") == "pages" for e in ev), "cached and dirty pages are counters",
               p.stdout)
         # Clocks 20 ms apart per rank (LOOM_CLOCK_SKEW_NS): on the trace's

@@ -253,14 +253,16 @@ def flows(ranks, origin):
     it: a lock's record carries the hand-over value (releasing rank + 1 in
     bits 24-39; in format 1, bits 32-39), and the releaser is that rank's last unlock of the same
     lock before the acquisition ended.  Without a value (LOOM_EXACT=0, or a
-    releaser that never wrote under a lock) there is no arrow."""
-    unlocks = defaultdict(list)  # (lock, rank) -> [(global end, global start)]
+    releaser that never wrote under a lock) there is no arrow.  And arrows
+    from the rank that arrived last at a full barrier (its barrier's start)
+    to every other rank's leaving it: what each rank waited for."""
+    unlocks = defaultdict(list)  # (lock, rank) -> [(global end, global start, thread)]
     def handover_rank(r, b):  # the releasing rank a hand-over value names (format 1: 8 bits at 32)
         return (((b >> 32) & 0xff) if r.version == 1 else ((b >> 24) & 0xffff)) - 1
     for r in ranks:
         for t0, dur, ty, fl, th, a, b in r.recs:
             if ty == 4:
-                unlocks[(a, r.rank)].append((r.to_global(t0 + dur), r.to_global(t0)))
+                unlocks[(a, r.rank)].append((r.to_global(t0 + dur), r.to_global(t0), th))
     for v in unlocks.values():
         v.sort()
     out, n = [], 0
@@ -276,12 +278,32 @@ def flows(ranks, origin):
             i = bisect.bisect_right(cands, (end, float("inf"))) - 1
             if i < 0:
                 continue
-            u_end, u_start = cands[i]
+            u_end, u_start, u_th = cands[i]
             n += 1
-            out.append({"ph": "s", "id": n, "name": "lock hand-over", "cat": "lock", "pid": src, "tid": 0,
+            out.append({"ph": "s", "id": n, "name": "lock hand-over", "cat": "lock", "pid": src, "tid": u_th,
                         "ts": (u_start - origin) / 1000.0})
             out.append({"ph": "f", "bp": "e", "id": n, "name": "lock hand-over", "cat": "lock", "pid": r.rank,
                         "tid": th, "ts": (end - origin) / 1000.0 - 1e-3})
+    if len(ranks) < 2:
+        return out
+    bars = defaultdict(dict)  # barrier number -> rank -> (global start, global end, thread)
+    for r in ranks:
+        for t0, dur, ty, fl, th, a, b in r.recs:
+            if ty == 2 and fl == 0:
+                bars[a][r.rank] = (r.to_global(t0), r.to_global(t0 + dur), th)
+    for num, per in sorted(bars.items()):
+        if len(per) < 2:
+            continue
+        last = max(per, key=lambda rk: per[rk][0])
+        s0, _, sth = per[last]
+        for rk, (b0, b1, bth) in per.items():
+            if rk == last or b1 < s0:  # (a leave before the last arrival: the clocks disagree; no arrow)
+                continue
+            n += 1
+            out.append({"ph": "s", "id": n, "name": "barrier: last to arrive", "cat": "barrier", "pid": last,
+                        "tid": sth, "ts": (s0 - origin) / 1000.0})
+            out.append({"ph": "f", "bp": "e", "id": n, "name": "barrier: last to arrive", "cat": "barrier",
+                        "pid": rk, "tid": bth, "ts": (b1 - origin) / 1000.0 - 1e-3})
     return out
 
 
