@@ -1225,6 +1225,9 @@ const char* loom_last_error(void) { return last_error(); }
 
 // intercept.hpp: loom_prepare's work, for the wrappers of intercept.cpp.
 Status loom::prepare_range(const void* ptr, size_t len, int access, const char* fn) {
+  // Loom's own threads only complete what an application thread posted,
+  // which prepared the buffer then (and keeps it valid until it completes).
+  if (thread_is_internal()) return Status::ok();
   RankHold hold;
   uint64_t first = 0, last = 0;
   LOOM_TRY(live_range(ptr, len, fn, &first, &last));

@@ -22,6 +22,7 @@ namespace {
 struct ThreadState {
   int tid = 0;
   int index = 0;           // 1 + this thread's number in its rank, in the order threads first took the lock
+  bool internal = false;   // one of Loom's own threads
   bool counting = false;   // keeps its own share (a second thread has taken the lock)
   uint64_t stats_gen = 0;  // the rank's reset generation `mine` counts from
   loom_stats_t at_take{};  // the rank's counters when this thread took the lock
@@ -130,6 +131,9 @@ int thread_tid() {
   if (!t_self.tid) t_self.tid = (int)syscall(SYS_gettid);
   return t_self.tid;
 }
+
+void thread_mark_internal() { t_self.internal = true; }
+bool thread_is_internal() { return t_self.internal; }
 
 int thread_index() { return t_self.index ? t_self.index - 1 : 0; }
 

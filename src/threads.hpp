@@ -27,6 +27,13 @@
 namespace loom {
 
 int thread_tid();         // this thread's kernel id (cached)
+// Loom's own threads (the async protocol thread, the rma progress thread)
+// say so when they start.  They never take the rank lock: their MPI calls
+// may run a wrapped recv into Loom memory for an operation an application
+// thread posted (and prepared), while that thread holds the rank lock and
+// waits for the MPI library's lock they hold.
+void thread_mark_internal();
+bool thread_is_internal();
 // This thread's number in its rank: 0, 1, ... in the order the threads
 // first took the rank lock (the thread of loom_init's first calls is 0).
 int thread_index();

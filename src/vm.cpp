@@ -126,6 +126,13 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
   uint8_t* a = static_cast<uint8_t*>(info->si_addr);
   if (rt.active && a >= rt.base && a < rt.base + rt.size) {
     const uint64_t page = (uint64_t)(a - rt.base) / kPage;
+    // Loom's own threads must not wait for the rank lock (threads.hpp): a
+    // fault there is a page an operation's buffer lost while in flight.
+    if (thread_is_internal())
+      fatal("Loom's protocol or progress thread touched Loom memory at %p (a %s) that is not valid on this rank: "
+            "an MPI operation on Loom memory still in flight while the rank synchronized, or called on a buffer "
+            "from a thread that did not prepare it",
+            info->si_addr, fault_is_write(uctx) == 1 ? "write" : fault_is_write(uctx) == 0 ? "read" : "access");
     Fault f;
     {
       RankHold hold;

@@ -22,6 +22,8 @@
 // request from the same rank.
 #include "transport/async.hpp"
 
+#include "threads.hpp"
+
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -163,6 +165,7 @@ AsyncPath::~AsyncPath() {
 //     deadline 5 times in 6 without the short slice, 0 in 12 with it.
 void AsyncPath::serve() {
   pthread_setname_np(pthread_self(), "loom-async");
+  thread_mark_internal();
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // naps of microseconds, not +50 us
   std::vector<uint64_t> out;
   long ban_until = 0, ban_len = kBanMinNs;

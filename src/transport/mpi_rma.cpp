@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "threads.hpp"
 #include "transport/common.hpp"
 
 namespace loom {
@@ -45,6 +46,7 @@ bool MpiRmaPath::start_progress(MPI_Comm comm) {
   MPI_Comm pc;
   MPI_Comm_dup(comm, &pc);
   progress_ = std::thread([this, pc]() mutable {
+    thread_mark_internal();
     // Calling into MPI is what makes MPICH and Open MPI serve RMA requests
     // that target this rank's MPI_Win_create window.
     while (!stop_.load(std::memory_order_relaxed)) {
