@@ -51,6 +51,11 @@ namespace {
 // page.  (Not inlined, the address taken as a number: glibc declares
 // read's buffer write-only, and GCC takes the range check for a read of it.)
 __attribute__((noinline)) void io_prep(uintptr_t buf, size_t len, int access, const char* fn) {
+  // Inside a wrapped MPI call the library's own I/O (libfabric's recv into
+  // a receive buffer) works on buffers the MPI wrapper prepared when the
+  // operation was posted; preparing again would take the rank lock inside
+  // MPI, which a sibling thread holding it may be waiting to enter.
+  if (intercept_mpi_call()) return;
   uintptr_t lo = buf, hi = buf + len;
   if (len == 0 || hi < lo || !intercept_clip(&lo, &hi)) return;
   Status s = prepare_range((const void*)lo, hi - lo, access, fn);
