@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
 
 #include "harness.hpp"
 
@@ -28,6 +29,8 @@ void run_scale(const Options& o, Report& r);
 void run_remote_rw(const Options& o, Report& r);
 void run_jacobi(const Options& o, Report& r, int n, int sweeps);
 void run_migrate(const Options& o, Report& r, int n, int sweeps);
+// calibrate.cpp: the performance model's platform file
+void run_calibrate(const Options& o, Report& r, const std::string& platform);
 
 // Loom lifecycle inside a benchmark program that owns MPI.
 void loom_start(uint32_t unit_pages = 0);

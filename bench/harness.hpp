@@ -82,6 +82,7 @@ class Report {
   void note(const std::string& k, const std::string& v) { notes_[k] = v; }
   void set_loom_stats(const std::string& json);
   void finish() const;
+  const std::vector<Result>& results() const { return results_; }
 
  private:
   void write_json() const;

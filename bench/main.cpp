@@ -34,6 +34,7 @@ const Command kCommands[] = {
     {"jacobi", "dsm", 1, "2-D Jacobi (--n, --sweeps): sequential, Loom, speed-up, bit-identical result"},
     {"migrate", "dsm", 2, "Jacobi with homes placed badly, with and without home migration"},
     {"scale", "dsm", 2, "barrier and lock at this rank count, few iterations (runs of hundreds of ranks) (us)"},
+    {"calibrate", "model", 2, "the performance model's platform parameters, written to --platform (docs/MODEL.md)"},
 };
 
 void usage(FILE* f) {
@@ -43,7 +44,7 @@ void usage(FILE* f) {
                "of the median; a row is printed as soon as it is measured.\n\ncommands (at least that many ranks):\n");
   for (const Command& c : kCommands) std::fprintf(f, "  %-14s %-5s %d  %s\n", c.name, c.group, c.min_ranks, c.what);
   std::fprintf(f,
-               "groups: comm, time, dsm (the commands above with that group), all\n\noptions:\n"
+               "groups: comm, time, dsm, model (the commands above with that group), all (every group but model)\n\noptions:\n"
                "  --json PATH      write the results as JSON (bench/schema.json), rewritten after every row\n"
                "  --min-reps N     at least N samples per figure (default 7)\n"
                "  --max-reps N     at most N samples per figure (default 41)\n"
@@ -55,6 +56,7 @@ void usage(FILE* f) {
                "  --tiny           smallest sizes and 3 samples (the tests use it)\n"
                "  --n N            jacobi, migrate: grid side (default 2048)\n"
                "  --sweeps N       jacobi, migrate: sweeps per sample (default 50)\n"
+               "  --platform PATH  calibrate: the platform file to write (default platform.json)\n"
                "  --help           this text\n");
 }
 
@@ -88,6 +90,7 @@ int main(int argc, char** argv) {
   Options o;
   std::string what, bad_word;
   int n = 2048, sweeps = 50;
+  std::string platform = "platform.json";
   bool bad = false;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
@@ -102,6 +105,7 @@ int main(int argc, char** argv) {
     else if (a == "--tiny") o.tiny = true;
     else if (a == "--n") n = std::atoi(next());
     else if (a == "--sweeps") sweeps = std::atoi(next());
+    else if (a == "--platform") platform = next();
     else if (a[0] != '-' && what.empty()) what = a;
     else if (bad_word.empty()) bad_word = a;
   }
@@ -109,7 +113,7 @@ int main(int argc, char** argv) {
   if (o.min_reps < 1 || o.max_reps < o.min_reps || o.rel_ci <= 0 || o.max_bytes < 1 || n < 4 || sweeps < 1) bad = true;
   std::vector<const Command*> run;
   for (const Command& c : kCommands)
-    if (what == c.name || what == c.group || what == "all") run.push_back(&c);
+    if (what == c.name || what == c.group || (what == "all" && std::strcmp(c.group, "model") != 0)) run.push_back(&c);
   const std::string why = check(what, bad, bad_word, run);
   if (!why.empty()) {
     if (rank() == 0) {
@@ -142,6 +146,7 @@ int main(int argc, char** argv) {
     else if (cmd == "remote_rw") run_remote_rw(o, rep);
     else if (cmd == "jacobi") run_jacobi(o, rep, o.tiny ? 256 : n, o.tiny ? 5 : sweeps);
     else if (cmd == "migrate") run_migrate(o, rep, o.tiny ? 256 : n, o.tiny ? 5 : sweeps);
+    else if (cmd == "calibrate") run_calibrate(o, rep, platform);
   }
   rep.finish();
   MPI_Finalize();

@@ -43,6 +43,16 @@ else
   step "1/3 MPI: $pkg in $venv"
 fi
 
+# The performance model (tools/loom_model.py, `loom predict`) replays traces
+# with SimGrid's Python module: install it when we are allowed to; without it
+# the model's tests skip.
+if ! python3 -c 'import simgrid' 2>/dev/null && ! /usr/bin/python3 -c 'import simgrid' 2>/dev/null &&
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  step "SimGrid for the performance model: apt-get install python3-simgrid (first run only)"
+  (apt-get install -y -qq python3-simgrid >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq python3-simgrid >/dev/null 2>&1; }) ||
+    echo "setup: could not install python3-simgrid (the performance model's tests will skip)" >&2
+fi
+
 # SPLASH programs are preprocessed with m4 (scripts/splash3.py, the SPLASH
 # tests): install it when we are allowed to; without it those tests skip.
 if ! command -v m4 >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -1,0 +1,241 @@
+// loom_bench calibrate: this machine's and this network's parameters, as a
+// platform file for the performance model (tools/loom_model.py, `loom
+// predict`; the format is in docs/MODEL.md).
+//
+// It runs the benchmarks that measure each parameter (the SCI paper's set:
+// latency, bandwidth one way and both ways against size, barrier against
+// ranks, remote read and write bandwidth; and what a DSM adds: fault trap,
+// mprotect, page fetch, diff creation and application, one-sided get, put
+// and compare-and-swap, Loom's lock and barrier, local memcpy), keeps their
+// rows in the report like any command, and derives the platform from them.
+// Ranks 0 and 1 are the pair measured: on one host the file describes the
+// inside of a host (mapped peers), across hosts the network between hosts.
+#include <unistd.h>
+
+#include <cmath>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+
+namespace bench {
+
+namespace {
+
+// The median of the result named `name` whose parameters include every pair
+// of `want`; NaN when the run has none (a command skipped for its rank count).
+double find(const Report& rep, const std::string& name, const std::map<std::string, double>& want = {}) {
+  for (const Result& r : rep.results()) {
+    if (r.name != name) continue;
+    bool all = true;
+    for (const auto& [k, v] : want) {
+      auto it = r.params.find(k);
+      if (it == r.params.end() || std::fabs(it->second - v) > 1e-9 * std::max(1.0, std::fabs(v))) all = false;
+    }
+    if (all) return r.s.median;
+  }
+  return NAN;
+}
+
+// The largest message size a sweep reached, and its figure.
+double at_largest(const Report& rep, const std::string& name, double* bytes) {
+  double best = -1, v = NAN;
+  for (const Result& r : rep.results())
+    if (r.name == name) {
+      auto it = r.params.find("bytes");
+      if (it != r.params.end() && it->second > best) best = it->second, v = r.s.median;
+    }
+  if (bytes) *bytes = best;
+  return v;
+}
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "null";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+// {"2": x, "3": y} of a result measured against one parameter.
+std::string series(const Report& rep, const std::string& name, const std::string& param) {
+  std::string s = "{";
+  std::map<double, bool> seen;  // the first row of a value (barrier_dirty repeats barrier_mpi's)
+  for (const Result& r : rep.results())
+    if (r.name == name && r.params.count(param) && !seen[r.params.at(param)]) {
+      seen[r.params.at(param)] = true;
+      if (s.size() > 1) s += ", ";
+      char key[32];
+      std::snprintf(key, sizeof key, "%.0f", r.params.at(param));
+      s += "\"" + std::string(key) + "\": " + num(r.s.median);
+    }
+  return s + "}";
+}
+
+std::string quote(const std::string& v) {
+  std::string s = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') s += '\\';
+    if ((unsigned char)c >= 0x20) s += c;
+  }
+  return s + "\"";
+}
+
+// The program's own computation as this platform runs it: every rank sweeps
+// a private 5-point stencil at once (memory-bound, like most of the
+// suite), with Loom started (its helper threads and the MPI library's as
+// a program has them), between Loom barriers.  Milliseconds per sample,
+// the slowest rank's.  The model scales a trace's computation by the
+// ratio of this figure between the platform it predicts and the one the
+// trace ran on: what sharing cores and memory with Loom's and MPI's
+// threads costs the computation there.
+Summary compute_kernel(const Options& o) {
+  const int n = o.tiny ? 256 : 1024, sweeps = o.tiny ? 2 : 8;
+  std::vector<double> a((size_t)n * n, 1.0), b((size_t)n * n, 0.0);
+  loom_start();
+  Summary s = measure(o, [&] {
+    OK(loom_barrier());
+    double t0 = MPI_Wtime();
+    for (int k = 0; k < sweeps; k++) {
+      for (int i = 1; i < n - 1; i++)
+        for (int j = 1; j < n - 1; j++)
+          b[(size_t)i * n + j] = 0.25 * (a[(size_t)(i - 1) * n + j] + a[(size_t)(i + 1) * n + j] +
+                                         a[(size_t)i * n + j - 1] + a[(size_t)i * n + j + 1]);
+      std::swap(a, b);
+    }
+    double t = (MPI_Wtime() - t0) * 1e3;
+    OK(loom_barrier());
+    return t;
+  });
+  loom_stop(nullptr);
+  return s;
+}
+
+}  // namespace
+
+void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
+  // Where ranks 0 and 1 run decides what the file describes.
+  char host[256] = {0}, other[256] = {0};
+  gethostname(host, sizeof host - 1);
+  MPI_Status st;
+  if (rank() == 1) MPI_Send(host, sizeof host, MPI_CHAR, 0, 77, MPI_COMM_WORLD);
+  if (rank() == 0) MPI_Recv(other, sizeof other, MPI_CHAR, 1, 77, MPI_COMM_WORLD, &st);
+  MPI_Bcast(other, sizeof other, MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Bcast(host, sizeof host, MPI_CHAR, 0, MPI_COMM_WORLD);
+  const bool one_host = std::string(host) == other;
+  rep.note("calibrate", one_host ? "ranks 0 and 1 on one host: the inside of a host" : "ranks 0 and 1 on two hosts: the network between hosts");
+
+  run_pingpong(o, rep);
+  run_bw(o, rep);
+  run_rma(o, rep);
+  run_barrier(o, rep);
+  run_pagefetch(o, rep);
+  run_fault(o, rep);
+  run_diff(o, rep);
+  run_lock(o, rep);
+  run_barrier_dirty(o, rep);
+  run_remote_rw(o, rep);
+  rep.add(Result{"compute_kernel", {{"ranks", (double)nranks()}}, "ms", compute_kernel(o), {}, {}, {}});
+  if (rank() != 0) return;
+
+  double big = 0, bigbi = 0;
+  const double lat = find(rep, "pingpong_latency", {{"bytes", 1}});
+  const double bw = at_largest(rep, "bandwidth_unidirectional", &big);
+  const double bwbi = at_largest(rep, "bandwidth_bidirectional", &bigbi);
+  const double trap = find(rep, "raw_fault_trap_plus_mprotect");
+  const double memcpy_bw = find(rep, "memcpy_local");
+  const double fetch1 = find(rep, "pagefetch", {{"unit_pages", 1}});
+  loom_config_t c;
+  OK(loom_config_default(&c));
+  const double fetchu = find(rep, "pagefetch", {{"unit_pages", (double)c.unit_pages}});
+  // A fetch of one page per fault: the trap, a request and the page back,
+  // and Loom's own work around them (handler, mprotect, waiting): the
+  // overhead is what is left of the measured fetch once the model's
+  // messages are taken out, so that the model gives back the measured fetch
+  // on the network it was measured on.  Inside a host a fetch is a copy.
+  // Messages cost what a ping-pong of their size costs one way (the model
+  // reads the curve); sizes the sweep did not reach cost the latency and
+  // the bytes at the streaming bandwidth.
+  auto msg = [&](double bytes) {
+    double v = find(rep, "pingpong_latency", {{"bytes", bytes}});
+    return std::isfinite(v) ? v : lat + bytes / bw;
+  };
+  const double wire = one_host ? 4096.0 / memcpy_bw : msg(64) + msg(4096);
+  const double overhead = std::max(0.0, fetch1 - wire);
+  // Each further page of a fetch window: its share of the window's fetch
+  // beyond the larger reply.
+  const double unit_bytes = 4096.0 * c.unit_pages;
+  const double more = one_host ? (unit_bytes - 4096) / memcpy_bw : msg(unit_bytes) - msg(4096);
+  const double extra_page = std::max(0.0, (fetchu * c.unit_pages - fetch1 - more) / (c.unit_pages - 1));
+  // Diffs: creation per page and per changed byte (a straight line through
+  // 1% and all of a page's words written), application per byte.
+  const double enc1 = find(rep, "diff_create", {{"dirty_fraction", 0.01}});
+  const double encall = find(rep, "diff_create", {{"dirty_fraction", 1}});
+  const double app1 = find(rep, "diff_apply", {{"dirty_fraction", 0.01}});
+  const double appall = find(rep, "diff_apply", {{"dirty_fraction", 1}});
+  // With 1% of the 512 words written, about 5 words change (one byte each
+  // and a marker byte, so about 2 bytes a word); with all, every word.
+  const double per_byte = std::max(0.0, (encall - enc1) / (4096 - 10));
+  const double apply_per_byte = std::max(0.0, (appall - app1) / (4096 - 10));
+  const double lock = find(rep, "lock_uncontended");
+  const double cas = find(rep, "raw_mpi_cas_round_trip");
+  double barrier2 = find(rep, "barrier_loom", {{"ranks", 2}});
+  if (!std::isfinite(barrier2)) barrier2 = find(rep, "barrier_loom_subset", {{"ranks", 2}});
+  const double barrier_mpi2 = find(rep, "barrier_mpi", {{"ranks", 2}});
+  const double mprot = find(rep, "mprotect_range", {{"pages", 1}});
+
+  time_t now = time(nullptr);
+  char date[64];
+  strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+  const std::string section = one_host ? "inside_host" : "between_hosts";
+  std::string j = "{\n  \"format\": \"loom-platform 1\",\n";
+  j += "  \"name\": " + quote(std::string("calibrated: ") + (one_host ? "one host " + std::string(host) : std::string(host) + " to " + other)) + ",\n";
+  j += "  \"source\": " + quote(std::string("loom_bench calibrate, ") + std::to_string(nranks()) + " ranks, " + date + ", " + mpi_version() + ", Loom " + loom_version()) + ",\n";
+  j += "  \"node\": {\n";
+  j += "    \"cpu_speed\": 1,\n";
+  j += "    \"cores\": " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + ",\n";
+  j += "    \"trap_us\": " + num(trap) + ",\n";
+  j += "    \"mprotect_us\": " + num(mprot) + ",\n";
+  j += "    \"memcpy_MBps\": " + num(memcpy_bw) + ",\n";
+  j += "    \"diff_create_us_per_page\": " + num(enc1) + ",\n";
+  j += "    \"diff_create_us_per_byte\": " + num(per_byte) + ",\n";
+  j += "    \"diff_apply_us_per_byte\": " + num(apply_per_byte) + "\n  },\n";
+  j += "  \"" + section + "\": {\n";
+  j += "    \"latency_us\": " + num(lat) + ",\n";
+  j += "    \"hop_latency_us\": 0,\n";
+  j += "    \"bandwidth_MBps\": " + num(bw) + ",\n";
+  j += "    \"bandwidth_bidir_MBps\": " + num(bwbi) + ",\n";
+  j += "    \"bandwidth_at_bytes\": " + num(big) + ",\n";
+  j += "    \"fetch_overhead_us\": " + num(overhead) + ",\n";
+  j += "    \"fetch_extra_page_us\": " + num(extra_page) + ",\n";
+  j += "    \"lock_us\": " + num(lock) + ",\n";
+  j += "    \"barrier_us\": " + num(barrier2) + ",\n";
+  j += "    \"compute_kernel_ms\": " + num(find(rep, "compute_kernel")) + ",\n";
+  j += "    \"measured\": {\n";
+  j += "      \"pingpong_us\": " + series(rep, "pingpong_latency", "bytes") + ",\n";
+  j += "      \"bandwidth_MBps\": " + series(rep, "bandwidth_unidirectional", "bytes") + ",\n";
+  j += "      \"bandwidth_bidir_MBps\": " + series(rep, "bandwidth_bidirectional", "bytes") + ",\n";
+  j += "      \"rma_get_us\": " + num(find(rep, "rma_get_latency")) + ",\n";
+  j += "      \"rma_put_us\": " + num(find(rep, "rma_put_latency")) + ",\n";
+  j += "      \"rma_cas_us\": " + num(cas) + ",\n";
+  j += "      \"remote_read_MBps\": " + num(find(rep, "remote_read_memcpy")) + ",\n";
+  j += "      \"remote_write_MBps\": " + num(find(rep, "remote_write_memcpy")) + ",\n";
+  j += "      \"pagefetch_us\": " + num(fetch1) + ",\n";
+  j += "      \"pagefetch_unit_us_per_page\": " + num(fetchu) + ",\n";
+  j += "      \"unit_pages\": " + std::to_string(c.unit_pages) + ",\n";
+  j += "      \"barrier_mpi_us\": " + series(rep, "barrier_mpi", "ranks") + ",\n";
+  j += "      \"barrier_loom_us\": " + series(rep, "barrier_loom", "ranks") + ",\n";
+  j += "      \"barrier_mpi_2_us\": " + num(barrier_mpi2) + ",\n";
+  j += "      \"release_16_pages_us\": " + num(find(rep, "barrier_dirty_rewritten", {{"dirty_pages", 16}})) + "\n";
+  j += "    }\n  }\n}\n";
+  FILE* f = std::fopen(platform.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "loom_bench: calibrate: cannot write the platform file %s\n", platform.c_str());
+    return;
+  }
+  std::fputs(j.c_str(), f);
+  std::fclose(f);
+  std::printf("# platform (%s) written to %s\n", section.c_str(), platform.c_str());
+}
+
+}  // namespace bench

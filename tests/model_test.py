@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""The performance model end to end (docs/MODEL.md): a calibration writes a
+usable platform; a replay of a traced run on the platform it ran on gives
+back about its time, the same every time; slower networks, longer routes
+and more hosts predict more time where the time should grow; locks replay
+without deadlock; bad input gets an error that names it.
+
+  model_test.py WORKDIR MPIEXEC LOOM_BENCH BARNES_LOOM
+Exit 77 (skipped) when SimGrid's Python module is not installed.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TOOL = os.path.join(ROOT, "tools", "loom")
+NETS = os.path.join(ROOT, "tools", "platforms")
+work, mpiexec, bench, barnes = sys.argv[1:5]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def sh(cmd, env=None, timeout=300):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e)
+
+
+def predict(trace, *args):
+    p = sh([sys.executable, TOOL, "predict", trace, "--json"] + list(args))
+    if p.returncode != 0:
+        print(p.stderr[-2000:])
+        return None
+    return json.loads(p.stdout)
+
+
+probe = sh([sys.executable, "-c", f"import sys; sys.path.insert(0, {os.path.join(ROOT, 'tools')!r}); "
+            "import loom_model; loom_model.import_simgrid()"])
+if probe.returncode != 0:
+    print("model_test: SimGrid's Python module is not installed (python3-simgrid); skipped:", probe.stderr.strip()[-300:])
+    sys.exit(77)
+
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+env = {"LOOM_MEM_SIZE": "64M", "LOOM_LOG_ERRORS": "0"}
+
+# 1. Calibration: a platform file of the inside of this host.
+plat = os.path.join(work, "one_host.json")
+p = sh([mpiexec, "-n", "2", bench, "calibrate", "--tiny", "--platform", plat], env)
+check(p.returncode == 0 and os.path.exists(plat), "loom_bench calibrate --tiny wrote a platform file")
+d = json.load(open(plat))
+ins = d.get("inside_host", {})
+check(d.get("format") == "loom-platform 1" and "between_hosts" not in d, "two ranks of one host calibrate the inside of a host")
+check(all(isinstance(ins.get(k), (int, float)) and ins[k] > 0 for k in ("latency_us", "bandwidth_MBps", "barrier_us"))
+      and ins.get("fetch_overhead_us", -1) >= 0 and d["node"]["trap_us"] > 0 and d["node"]["memcpy_MBps"] > 0,
+      "its latency, bandwidth, barrier, fetch overhead, trap and memcpy are measured")
+p = sh([sys.executable, TOOL, "platform", plat])
+check(p.returncode == 0, "loom platform accepts it")
+
+# 2. A replay of Jacobi on the platform it ran on.
+jt = os.path.join(work, "jacobi")
+p = sh([mpiexec, "-n", "2", bench, "jacobi", "--n", "512", "--sweeps", "20", "--max-reps", "7"], dict(env, LOOM_TRACE=jt))
+check(p.returncode == 0, "the traced Jacobi ran")
+a = predict(jt, "--platform", plat, "--ranks-per-host", "2")
+b = predict(jt, "--platform", plat, "--ranks-per-host", "2")
+check(a is not None and b is not None, "loom predict replays it")
+if a and b:
+    ratio = a["predicted_s"] / a["traced_s"]
+    check(0.6 < ratio < 1.4, f"on its own platform the replay gives back about the traced time ({ratio:.2f}x)")
+    check(a["predicted_s"] == b["predicted_s"], "two replays agree exactly")
+    check(all(r["compute_s"] > 0 and r["barrier_s"] > 0 for r in a["per_rank"]), "every rank computes and waits in barriers")
+    check(all(abs(sum(r[c + "_s"] for c in ("compute", "fault", "barrier", "lock", "unlock", "atomic")) - r["predicted_s"])
+              < 1e-6 * r["predicted_s"] for r in a["per_rank"]), "each rank's breakdown adds up to its predicted time")
+
+# 3. Networks: Fast Ethernet is slower than today's InfiniBand, and two hosts
+# slower than one.
+fe = predict(jt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"))
+ib = predict(jt, "--platform", plat, "--platform", os.path.join(NETS, "infiniband_hdr200.json"))
+check(fe is not None and ib is not None, "the shipped networks merge over a calibration")
+if fe and ib and a:
+    f_fault = max(r["fault_s"] for r in fe["per_rank"])
+    i_fault = max(r["fault_s"] for r in ib["per_rank"])
+    check(fe["predicted_s"] > ib["predicted_s"], f"Fast Ethernet {fe['predicted_s']:.4f} s > InfiniBand HDR {ib['predicted_s']:.4f} s")
+    check(f_fault > 2 * i_fault, f"faults cost more on Fast Ethernet ({f_fault:.4f} s) than on InfiniBand ({i_fault:.4f} s)")
+    check(fe["predicted_s"] > a["predicted_s"], "two hosts on Fast Ethernet take longer than one host")
+    check(fe["hosts"] == 2 and a["hosts"] == 1, "ranks are placed one a host by default, as asked with --ranks-per-host")
+
+# 4. Locks and topologies: Barnes-Hut at 4 ranks (locks and barriers).
+bt = os.path.join(work, "barnes")
+p = sh([mpiexec, "-n", "4", barnes, "--bodies", "1024", "--steps", "2"], dict(env, LOOM_TRACE=bt, LOOM_MEM_SIZE="256M"))
+check(p.returncode == 0, "the traced Barnes-Hut ran")
+slow = os.path.join(work, "slow_hops.json")
+json.dump({"format": "loom-platform 1", "name": "hops of 50 us",
+           "between_hosts": {"latency_us": 60, "hop_latency_us": 50, "bandwidth_MBps": 100, "bandwidth_bidir_MBps": 200}},
+          open(slow, "w"))
+star = predict(bt, "--platform", plat, "--platform", slow, "--topology", "star")
+ring = predict(bt, "--platform", plat, "--platform", slow, "--topology", "ring")
+torus = predict(bt, "--platform", plat, "--platform", slow, "--topology", "torus:2x2")
+check(None not in (star, ring, torus), "the lock-taking replay ends on a star, a ring and a torus")
+if None not in (star, ring, torus):
+    check(max(r["lock_s"] + r["unlock_s"] for r in star["per_rank"]) > 0, "locks take time in the replay")
+    check(ring["predicted_s"] > star["predicted_s"],
+          f"a ring's two-hop routes cost more than a switch's ({ring['predicted_s']:.4f} > {star['predicted_s']:.4f} s)")
+
+# 5. Bad input.
+p = sh([sys.executable, TOOL, "predict", jt])
+check(p.returncode == 2 and "--platform" in p.stderr, "no platform: an error that says to give one")
+bad = os.path.join(work, "bad.json")
+json.dump({"format": "loom-platform 1", "between_hosts": {"latency_us": 1}}, open(bad, "w"))
+p = sh([sys.executable, TOOL, "predict", jt, "--platform", bad])
+check(p.returncode == 2 and "node.trap_us is missing" in p.stderr and "bandwidth_MBps is missing" in p.stderr,
+      "an incomplete platform: the missing parameters are named")
+p = sh([sys.executable, TOOL, "predict", bt, "--platform", plat, "--platform", slow, "--topology", "torus:2x1"])
+check(p.returncode == 2 and "fewer than the 4 hosts" in p.stderr, "a torus too small for the hosts is refused")
+p = sh([sys.executable, TOOL, "predict", work, "--platform", plat])
+check(p.returncode == 2 and "no rank<R>.lt files" in p.stderr, "a directory without a trace is refused")
+
+if failures:
+    print(f"model_test: {len(failures)} failed")
+    sys.exit(1)
+shutil.rmtree(work, ignore_errors=True)
+print("model_test: ok")

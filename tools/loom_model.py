@@ -1,0 +1,545 @@
+"""`loom predict`: the performance model (docs/MODEL.md).
+
+  predict DIR --platform P.json [--platform Q.json ...] [--hosts H | --ranks-per-host R]
+          [--topology star|ring|torus:AxB[xC]|fattree:SPEC] [--compute cpu|wall] [--json]
+      replay the trace a run with LOOM_TRACE=DIR wrote on a platform, with
+      SimGrid: per rank the predicted time and where it goes (the
+      breakdown LOOM_STATS gives), for the ranks placed R to a host.
+  platform P.json [...]
+      check platform files and print what they merge to.
+
+A platform file (`loom_bench calibrate --platform P.json` writes one; the
+networks of the papers are in share/loom/platforms) has a "node" part (CPU
+and kernel costs), and an "inside_host" and/or a "between_hosts" part (the
+network and Loom's costs around it).  Several files merge in order, each
+later one replacing the keys it has.
+
+Needs SimGrid's Python module (Debian: python3-simgrid; scripts/setup.sh
+installs it as root).
+"""
+import bisect
+import json
+import math
+import os
+import sys
+from collections import defaultdict, deque
+
+import loom_trace as lt
+
+# Synchronization in the trace (record types, docs/TRACE.md).
+FAULT, BARRIER, LOCK, UNLOCK, DIFF, ATOMIC, ALLOC, FREE, ACQUIRE, CPU, SYNC, NOTICE = 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 15
+CATEGORIES = ("compute", "fault", "barrier", "lock", "unlock", "atomic")
+REQUEST_BYTES = 64   # a request message (fault, lock, atomic, acknowledgement)
+DIFF_HEADER = 32     # per diff message, and 8 bytes per run of changed bytes
+
+
+def import_simgrid():
+    """SimGrid's module; Debian installs it for the system python3 only, so
+    another python3 of the same version can use it from there, or this
+    script runs again under /usr/bin/python3."""
+    try:
+        import simgrid  # noqa: F401
+        return simgrid
+    except ImportError:
+        pass
+    dist = "/usr/lib/python3/dist-packages"
+    if os.path.isdir(dist) and any(f.startswith("simgrid.cpython-%d%d" % sys.version_info[:2]) for f in os.listdir(dist)):
+        sys.path.append(dist)
+        import simgrid
+        return simgrid
+    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3") \
+            and not os.environ.get("LOOM_MODEL_REEXEC"):
+        os.environ["LOOM_MODEL_REEXEC"] = "1"
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    raise SystemExit("loom predict: SimGrid's Python module is missing: install python3-simgrid "
+                     "(apt-get install python3-simgrid; scripts/setup.sh does it as root)")
+
+
+# ---------------------------------------------------------------- platforms
+
+REQUIRED = {
+    "node": ("trap_us", "memcpy_MBps", "diff_create_us_per_page", "diff_create_us_per_byte"),
+    "net": ("latency_us", "bandwidth_MBps", "fetch_overhead_us", "barrier_us"),
+}
+
+
+# Loom's software costs around a network's messages, which a network file
+# does not know.
+LOOM_COSTS = ("fetch_overhead_us", "fetch_extra_page_us", "lock_us", "barrier_us", "compute_kernel_ms")
+
+
+def merge(a, b):
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def load_platform(paths):
+    """The merged platform, and every problem with it (empty: usable)."""
+    plat, errs = {}, []
+    for p in paths:
+        try:
+            with open(p) as f:
+                d = json.load(f)
+        except (OSError, ValueError) as e:
+            errs.append(f"{p}: {e}")
+            continue
+        if d.get("format") != "loom-platform 1":
+            errs.append(f"{p}: not a Loom platform file (\"format\": \"loom-platform 1\" missing)")
+            continue
+        names = plat.get("names", [])
+        plat = merge(plat, d)
+        plat["names"] = names + [d.get("name", p)]
+    # A network without Loom's own costs on it (a file of tools/platforms
+    # over a calibration of one host) takes them from the calibration: the
+    # fetch's handler and wait, the barrier's and lock's software.
+    bh, ih = plat.get("between_hosts"), plat.get("inside_host")
+    if bh is not None and ih is not None:
+        for k in LOOM_COSTS:
+            if k not in bh and k in ih:
+                bh[k] = ih[k]
+                plat.setdefault("borrowed", []).append(f"between_hosts.{k} from inside_host")
+    if not errs:
+        for k in REQUIRED["node"]:
+            if not isinstance(plat.get("node", {}).get(k), (int, float)):
+                errs.append(f"node.{k} is missing (merge a calibrated file: loom_bench calibrate)")
+        if "inside_host" not in plat and "between_hosts" not in plat:
+            errs.append("neither inside_host nor between_hosts is given")
+        for sec in ("inside_host", "between_hosts"):
+            for k in REQUIRED["net"]:
+                if sec in plat and not isinstance(plat[sec].get(k), (int, float)):
+                    errs.append(f"{sec}.{k} is missing")
+    return plat, errs
+
+
+def parse_topology(spec, hosts):
+    """(SimGrid cluster topology, its parameters, nodes) for a topology spec."""
+    if spec in ("", "star", "switch"):
+        return "FLAT", "", hosts
+    if spec == "ring":
+        return "TORUS", str(hosts), hosts
+    if spec.startswith("torus:"):
+        dims = [int(x) for x in spec[6:].lower().split("x")]
+        n = math.prod(dims)
+        if n < hosts:
+            raise ValueError(f"torus {spec[6:]} has {n} nodes, fewer than the {hosts} hosts")
+        return "TORUS", ",".join(map(str, dims)), n
+    if spec.startswith("fattree:"):
+        p = spec[8:]  # SimGrid's levels;down;up;parallel, e.g. 2;4,4;1,2;1,2
+        try:
+            down = [int(x) for x in p.split(";")[1].split(",")]
+        except (IndexError, ValueError):
+            raise ValueError(f"fattree:{p}: expected SimGrid's LEVELS;DOWN,...;UP,...;PARALLEL,... e.g. 2;4,4;1,2;1,2")
+        n = math.prod(down)
+        if n < hosts:
+            raise ValueError(f"fat tree {p} has {n} nodes, fewer than the {hosts} hosts")
+        return "FAT_TREE", p, n
+    raise ValueError(f"topology {spec}: expected star, ring, torus:AxB[xC] or fattree:LEVELS;DOWN;UP;PARALLEL")
+
+
+def platform_xml(plat, hosts, rph, topology):
+    """SimGrid's platform: one cluster of `hosts` nodes (more for a torus or
+    fat tree with spare nodes), each with `rph` cores; links from the
+    between-hosts figures; the loopback (ranks of one host) from the
+    inside-host ones."""
+    kind, params, nodes = parse_topology(topology, hosts)
+    net = plat.get("between_hosts") or plat["inside_host"]
+    ins = plat.get("inside_host") or net
+    hop = float(net.get("hop_latency_us", 0))
+    # Star and fat tree: a neighbour's route is two links (up, down); torus: one.
+    link_lat = hop / 2 if kind in ("FLAT", "FAT_TREE") else hop
+    bw = link_bandwidth(net)
+    stream = float(net["bandwidth_MBps"])
+    sharing = "SPLITDUPLEX" if float(net.get("bandwidth_bidir_MBps", stream)) > 1.5 * stream else "SHARED"
+    speed = 1e9 * float(plat["node"].get("cpu_speed", 1))
+    loop_lat = float(ins.get("barrier_us", ins["latency_us"]))
+    loop_bw = float(plat["node"]["memcpy_MBps"])
+    topo = f' topology="{kind}"' + (f' topo_parameters="{params}"' if params else "")
+    bb = f' bb_bw="{bw * nodes}MBps" bb_lat="0us"' if kind == "FLAT" else ""
+    return ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+            "<platform version=\"4.1\">\n"
+            f'  <cluster id="loom" prefix="node-" suffix="" radical="0-{nodes - 1}" speed="{speed}f" core="{rph}"'
+            f' bw="{bw}MBps" lat="{link_lat}us" sharing_policy="{sharing}"{topo}{bb}'
+            f' loopback_bw="{loop_bw}MBps" loopback_lat="{loop_lat}us"/>\n</platform>\n')
+
+
+def curve_points(net):
+    """The measured ping-pong curve (bytes, one-way us) when it belongs to
+    the latency given: a network file merged over a calibrated one
+    replaces the latency, and the calibrated curve no longer applies."""
+    lat = float(net["latency_us"])
+    pts = sorted((float(k), float(v)) for k, v in net.get("measured", {}).get("pingpong_us", {}).items()
+                 if v is not None and float(k) > 0)
+    return pts if pts and abs(pts[0][1] - lat) <= 0.01 * lat else []
+
+
+def link_bandwidth(net):
+    """MB/s of a link in SimGrid: the fastest rate the measured curves show
+    (a rate-limited link lets a burst through at the wire's speed: tc's
+    token bucket holds 2 ms of traffic), else the streaming bandwidth.  A
+    message's own cost at its size comes from the ping-pong curve."""
+    bw = float(net["bandwidth_MBps"])
+    pts = curve_points(net)
+    if pts:
+        bw = max([bw] + [k / v for k, v in pts if v > 0] +
+                 [float(v) for v in net.get("measured", {}).get("bandwidth_MBps", {}).values() if v])
+    return bw
+
+
+def message_curve(net):
+    """One-way seconds of a message of S bytes between hosts, outside the
+    links' share (hop latency, bytes at the link bandwidth), which SimGrid
+    adds with contention: from the measured ping-pong curve where the
+    platform has one (interpolated in log size), else the latency."""
+    hop = float(net.get("hop_latency_us", 0))
+    bw = link_bandwidth(net)
+    lat = float(net["latency_us"])
+    pts = curve_points(net)
+    if not pts:
+        return lambda size: max(0.0, lat - hop) * 1e-6
+    xs = [math.log(max(k, 1.0)) for k, _ in pts]
+
+    def f(size):
+        x = math.log(max(size, 1.0))
+        if x <= xs[0]:
+            t = pts[0][1]
+        elif x >= xs[-1]:
+            t = pts[-1][1] + (size - pts[-1][0]) / float(net["bandwidth_MBps"])
+        else:
+            i = bisect.bisect_right(xs, x)
+            w = (x - xs[i - 1]) / (xs[i] - xs[i - 1])
+            t = pts[i - 1][1] + w * (pts[i][1] - pts[i - 1][1])
+        return max(0.0, t - hop - size / bw) * 1e-6
+    return f
+
+
+# ---------------------------------------------------------------- the trace as operations
+
+class Op:
+    __slots__ = ("kind", "t0", "end", "rec", "nested", "compute", "wall")
+
+    def __init__(self, kind, rec):
+        self.kind, self.rec = kind, rec
+        self.t0, self.end = rec[0], rec[0] + rec[1]
+        self.nested = []
+        self.compute = 0.0   # seconds of the program's own work before this operation
+        self.wall = 0.0      # the same span's wall time in the trace
+
+
+def rank_ops(r, compute_from):
+    """A rank's operations, in order, each with the computation before it,
+    and its nested records (diffs a release sent, the acquire inside).
+    Only the first application thread is replayed."""
+    recs = [x for x in r.recs if x[4] == 0]
+    init = next((x for x in recs if x[2] == SYNC and x[3] == 0), None)
+    fin = next((x for x in recs if x[2] == SYNC and x[3] == 1), None)
+    if not init or not fin:
+        raise ValueError(f"rank {r.rank}: the trace lacks the init or finalize record (run cut short?)")
+    tops = []
+    for x in recs:
+        if x[2] in (FAULT, BARRIER, LOCK, UNLOCK, ATOMIC) or (x[2] in (ALLOC, FREE) and (x[6] >> 56) == 2):
+            tops.append(Op(x[2], x))
+    tops.sort(key=lambda o: (o.t0, -o.end))
+    # Drop operations inside others (none expected at the top, but a fault
+    # inside a lock's wait would be one).
+    flat = []
+    for o in tops:
+        if flat and o.end <= flat[-1].end and o.t0 >= flat[-1].t0:
+            continue
+        flat.append(o)
+    starts = [o.t0 for o in flat]
+    loose = []
+    for x in recs:
+        if x[2] in (DIFF, ACQUIRE, NOTICE):
+            i = bisect.bisect_right(starts, x[0]) - 1
+            if i >= 0 and x[0] + x[1] <= flat[i].end:
+                flat[i].nested.append(x)
+            else:
+                loose.append(x)
+    # Diffs sent outside any operation above (loom_release, a split
+    # barrier's arrive): a release of their own.
+    for x in loose:
+        if x[2] == DIFF:
+            o = Op(0, x)
+            o.nested.append(x)
+            flat.append(o)
+    flat.sort(key=lambda o: (o.t0, -o.end))
+    samples = sorted((x[0], x[5]) for x in recs if x[2] == CPU)
+    prev = init[0] + init[1]
+    tail = Op(-1, fin)
+    for o in flat + [tail]:
+        gap = max(0, o.t0 - prev)
+        c = gap
+        if compute_from == "cpu" and len(samples) >= 2:
+            a, b = lt.cpu_at(samples, prev), lt.cpu_at(samples, o.t0)
+            if a is not None and b is not None:
+                c = min(gap, max(0.0, b - a))
+        o.compute, o.wall = c * 1e-9, gap * 1e-9
+        prev = max(prev, o.end)
+    return flat + [tail], (fin[0] - init[0] - init[1]) * 1e-9
+
+
+# ---------------------------------------------------------------- the replay
+
+def predict(ranks, plat, rph, topology, compute_from="cpu"):
+    sg = import_simgrid()
+    n = ranks[0].nranks
+    hosts = (n + rph - 1) // rph
+    ops, traced = {}, {}
+    for r in ranks:
+        ops[r.rank], traced[r.rank] = rank_ops(r, compute_from)
+    # Collective allocations synchronize like a barrier only when every
+    # rank has them alike.
+    counts = {tuple(o.kind for o in ops[k] if o.kind in (ALLOC, FREE)) for k in ops}
+    collective = len(counts) == 1
+    bars = {sum(1 for o in ops[k] if o.kind == BARRIER and o.rec[3] != 1) for k in ops}
+    if len(bars) != 1:
+        raise ValueError("the ranks took different numbers of barriers (barriers of a subset are not modelled)")
+    page_home = {}
+    for r in ranks:
+        for x in r.recs:
+            if x[2] == FAULT:
+                page_home.setdefault(x[5], x[6] & 0xffff)
+            elif x[2] == DIFF:
+                page_home.setdefault(x[5], x[6] >> 48)
+    page_size = ranks[0].page or 4096
+
+    import tempfile
+    xml = platform_xml(plat, hosts, rph, topology)
+    with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
+        f.write(xml)
+        xml_path = f.name
+    e = sg.Engine(["loom-model", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+                   "--log=root.thres:critical", "--cfg=contexts/stack-size:256"])
+    e.load_platform(xml_path)
+    os.unlink(xml_path)
+    node = plat["node"]
+    net = plat.get("between_hosts") or plat["inside_host"]
+    ins = plat.get("inside_host") or net
+    cpu = float(node.get("cpu_speed", 1))
+    us = 1e-6
+
+    def work(t_us):
+        """Time the CPU spends on Loom's side (trap, copies, diffs, the
+        handler): measured here, run at the node's speed."""
+        if t_us > 0:
+            sg.this_actor.sleep_for(t_us * us / cpu)
+    memcpy = float(node["memcpy_MBps"])  # bytes per us
+    sw = message_curve(net)
+    host_of = lambda k: k // rph
+    hobj = [e.host_by_name(f"node-{h}") for h in range(hosts)]
+    # The computation: the trace's spans, at the node's CPU speed, and
+    # scaled by how fast the calibration kernel ran on the platform
+    # predicted against the one the trace ran on (ranks of one host or
+    # across hosts): what sharing cores and memory with Loom's and MPI's
+    # threads costs there.
+    traced_sec = plat.get("inside_host") if len({r.host for r in ranks}) == 1 else plat.get("between_hosts")
+    target_sec = ins if rph >= n else net
+    k_t = (traced_sec or {}).get("compute_kernel_ms")
+    k_p = (target_sec or {}).get("compute_kernel_ms")
+    scale = float(k_p) / float(k_t) if k_t and k_p else 1.0
+    locks = defaultdict(lambda: {"holder": None, "queue": deque()})
+    acct = {k: defaultdict(float) for k in ops}
+    finish = {}
+
+    def message(me, dst, size):
+        """A blocking point-to-point transfer from rank me to rank dst."""
+        if host_of(dst) != host_of(me):
+            sg.this_actor.sleep_for(sw(size))
+        sg.Comm.sendto(hobj[host_of(me)], hobj[host_of(dst)], size)
+
+    def round_trip(me, home, reply=REQUEST_BYTES):
+        if host_of(home) == host_of(me):
+            work(float(ins.get("lock_us", 0.1)))
+            return
+        message(me, home, REQUEST_BYTES)
+        message(home, me, reply)
+
+    def release(me, o):
+        comms = []
+        for x in o.nested:
+            if x[2] != DIFF:
+                continue
+            nbytes, runs, home = x[6] & 0xffffffff, (x[6] >> 32) & 0xffff, x[6] >> 48
+            work(float(node["diff_create_us_per_page"]) + float(node["diff_create_us_per_byte"]) * nbytes)
+            size = DIFF_HEADER + 8 * runs + nbytes
+            if host_of(home) == host_of(me):
+                work(size / memcpy)
+            else:
+                comms.append((home, size))
+        acked = bool(comms)
+        # Notices (eager protocols): an update carries its pages.
+        for x in o.nested:
+            if x[2] == NOTICE:
+                target = x[6] >> 48
+                pages = x[6] & 0xffffffff if ((x[6] >> 32) & 0xff) % 4 == 1 else 0
+                if host_of(target) != host_of(me):
+                    comms.append((target, REQUEST_BYTES + pages * page_size))
+        if comms:
+            sg.this_actor.sleep_for(max(sw(s) for _, s in comms))
+            acts = [sg.Comm.sendto_async(hobj[host_of(me)], hobj[host_of(h)], s) for h, s in comms]
+            sg.Comm.wait_all(acts)
+        if acked:
+            # The homes' acknowledgement of the diffs.
+            message(comms[0][0], me, REQUEST_BYTES)
+
+    def acquire(o):
+        t = sum(x[1] for x in o.nested if x[2] == ACQUIRE) * 1e-9
+        if t:
+            sg.this_actor.sleep_for(t / cpu)
+
+    def barrier(me, seq):
+        k, step = 0, 1
+        while step < n:
+            dst, src = (me + step) % n, (me - step) % n
+            if host_of(dst) != host_of(me):
+                sg.this_actor.sleep_for(sw(8))
+            c = sg.Mailbox.by_name(f"b{dst}.{k}").put_async(seq, 8)
+            sg.Mailbox.by_name(f"b{me}.{k}").get()
+            c.wait()
+            k, step = k + 1, step * 2
+        spread = any(host_of(j) != host_of(me) for j in range(n))
+        sec = net if spread else ins
+        over = max(0.0, float(sec["barrier_us"]) - (float(sec["latency_us"]) if spread else 0.0))
+        work(over)
+
+    def actor(me):
+        a = acct[me]
+        nbar = 0
+        for o in ops[me]:
+            if o.compute > 0:
+                t = e.clock
+                sg.this_actor.execute(o.compute * scale * 1e9)  # the host's speed holds cpu_speed
+                a["compute"] += e.clock - t
+            t = e.clock
+            x = o.rec
+            if o.kind == FAULT:
+                page, home, fetched = x[5], x[6] & 0xffff, x[6] >> 32
+                cat = "fault"
+                if fetched == 0:
+                    work(float(node["trap_us"]) + (page_size / memcpy if x[3] & 1 and home != me else 0))
+                elif host_of(home) == host_of(me):
+                    work(float(ins["fetch_overhead_us"]) + fetched * page_size / memcpy
+                         + (fetched - 1) * float(ins.get("fetch_extra_page_us", 0)))
+                else:
+                    work(float(net["fetch_overhead_us"]) + (fetched - 1) * float(net.get("fetch_extra_page_us", 0)))
+                    message(me, home, REQUEST_BYTES)
+                    message(home, me, fetched * page_size)
+            elif o.kind == BARRIER or (o.kind in (ALLOC, FREE) and collective):
+                cat = "barrier"
+                if o.kind == BARRIER and x[3] == 1:  # a split barrier's arrive: its release
+                    release(me, o)
+                else:
+                    release(me, o)
+                    nbar += 1
+                    barrier(me, nbar)
+                    acquire(o)
+            elif o.kind == LOCK:
+                cat = "lock"
+                lid = x[5]
+                home = lid % n
+                L = locks[lid]
+                round_trip(me, home)
+                if x[3] & 1:       # a trylock that did not get the lock
+                    pass
+                elif L["holder"] is None:
+                    L["holder"] = me
+                else:
+                    L["queue"].append(me)
+                    sg.Mailbox.by_name(f"g{me}").get()
+                acquire(o)
+            elif o.kind == UNLOCK:
+                cat = "unlock"
+                release(me, o)
+                lid = x[5]
+                L = locks[lid]
+                if L["queue"]:
+                    nxt = L["queue"].popleft()
+                    L["holder"] = nxt
+                    if host_of(nxt) != host_of(me):
+                        sg.this_actor.sleep_for(sw(REQUEST_BYTES))
+                    sg.Mailbox.by_name(f"g{nxt}").put_init(lid, REQUEST_BYTES).detach()
+                else:
+                    L["holder"] = None
+                    round_trip(me, lid % n)
+            elif o.kind == ATOMIC:
+                cat = "atomic"
+                home = page_home.get(x[5] // page_size, 0)
+                round_trip(me, home, 16)
+            elif o.kind == 0:
+                cat = "unlock"
+                release(me, o)
+            else:
+                cat = None
+            if cat:
+                a[cat] += e.clock - t
+        finish[me] = e.clock
+
+    for k in sorted(ops):
+        sg.Actor.create(f"rank{k}", hobj[host_of(k)], actor, k)
+    e.run()
+    if len(finish) != n:
+        stuck = sorted(set(ops) - set(finish))
+        raise RuntimeError(f"the replay deadlocked: ranks {stuck} never finished (a lock or barrier the trace "
+                           "does not close)")
+    out = {"ranks": n, "hosts": hosts, "ranks_per_host": rph, "topology": topology or "star",
+           "platform": plat.get("names", []), "compute_from": compute_from, "compute_scale": scale, "per_rank": []}
+    for k in sorted(ops):
+        a = acct[k]
+        row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k]}
+        row.update({c + "_s": a[c] for c in CATEGORIES})
+        out["per_rank"].append(row)
+    out["predicted_s"] = max(finish.values())
+    out["traced_s"] = max(traced.values())
+    return out
+
+
+def print_prediction(p):
+    print(f"predicted: {p['ranks']} ranks on {p['hosts']} hosts ({p['ranks_per_host']} a host), topology "
+          f"{p['topology']}, platform {' + '.join(p['platform'])}; compute spans from {p['compute_from']} time, "
+          f"x {p['compute_scale']:.3f}")
+    print(f"{'rank':>5} {'predicted s':>12} {'traced s':>9} " + " ".join(f"{c:>9}" for c in CATEGORIES))
+    for r in p["per_rank"]:
+        print(f"{r['rank']:>5} {r['predicted_s']:>12.4f} {r['traced_s']:>9.4f} " +
+              " ".join(f"{r[c + '_s']:>9.4f}" for c in CATEGORIES))
+    print(f"  job {p['predicted_s']:.4f} s predicted (the trace's own run: {p['traced_s']:.4f} s, loom_init to loom_finalize)")
+
+
+def main(a):
+    paths = getattr(a, "platform", None) or []
+    if a.what == "platform":
+        plat, errs = load_platform(a.files)
+        for x in errs:
+            print("loom platform: " + x, file=sys.stderr)
+        if not errs:
+            print(json.dumps(plat, indent=2))
+        return 1 if errs else 0
+    if not paths:
+        print("loom predict: give the platform: --platform FILE (loom_bench calibrate writes one)", file=sys.stderr)
+        return 2
+    plat, errs = load_platform(paths)
+    if errs:
+        for x in errs:
+            print("loom predict: " + x, file=sys.stderr)
+        return 2
+    try:
+        ranks = lt.load(a.dir)
+    except (OSError, ValueError) as ex:
+        print(f"loom predict: {ex}", file=sys.stderr)
+        return 2
+    n = ranks[0].nranks
+    if a.hosts and a.ranks_per_host:
+        print("loom predict: give --hosts or --ranks-per-host, not both", file=sys.stderr)
+        return 2
+    rph = a.ranks_per_host or (math.ceil(n / a.hosts) if a.hosts else 1)
+    try:
+        p = predict(ranks, plat, rph, a.topology, a.compute)
+    except (ValueError, RuntimeError) as ex:
+        print(f"loom predict: {ex}", file=sys.stderr)
+        return 2
+    if a.json:
+        print(json.dumps(p, indent=1))
+    else:
+        print_prediction(p)
+    return 0
