@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Predicted runs at scale (docs/MODEL.md, "At scale"): traces recorded on
+this machine with as many ranks as asked (more ranks than cores: the
+computation is taken from CPU time), replayed on a platform.
+
+  bench/model_scaling.py --apps lu,fft,barnes --ranks 1,2,4,...,64 --platform P.json [...]
+                         [--topologies star,ring,torus:8x4] [--args-APP "..."] [--json OUT] [--plot PREFIX]
+
+For every program and rank count: one traced run (kept in --traces and
+reused), then one prediction per topology with one rank a host: the
+predicted time, the speed-up over the 1-rank prediction, the breakdown
+(the slowest rank's) and each category's share of it.  The replay's own
+run time is printed too.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CATS = ("compute", "fault", "barrier", "lock", "unlock", "atomic")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--apps", default="lu,fft,barnes")
+    ap.add_argument("--ranks", default="1,2,4,8,16,32,64")
+    ap.add_argument("--platform", action="append", required=True)
+    ap.add_argument("--topologies", default="star")
+    ap.add_argument("--args", action="append", default=[], help="APP=ARGS: the program's arguments (default: its paper size)")
+    ap.add_argument("--traces", default=os.path.join(tempfile.gettempdir(), "loom-model-scaling"))
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"))
+    ap.add_argument("--json", default="")
+    ap.add_argument("--timeout", type=int, default=3600)
+    a = ap.parse_args()
+    extra = dict(x.split("=", 1) for x in a.args)
+    out = {"platform": a.platform, "rows": [], "command": " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])}
+    for app in a.apps.split(","):
+        args = extra.get(app, "").split()
+        base = {}
+        for n in [int(x) for x in a.ranks.split(",")]:
+            trace = os.path.join(a.traces, f"{app}_{'_'.join(args) or 'paper'}_np{n}")
+            if not os.path.exists(os.path.join(trace, "rank0.lt")):
+                env = dict(os.environ, LOOM_TRACE=trace)
+                if n > (os.cpu_count() or 1):
+                    env["LOOM_SPIN"] = "1"  # more ranks than cores: waits give the core away at once
+                t0 = time.time()
+                p = subprocess.run([a.mpiexec, "-n", str(n), os.path.join(a.build_dir, "apps", f"{app}_loom")] + args,
+                                   capture_output=True, text=True, env=env, timeout=a.timeout)
+                ok = p.returncode == 0 and '"valid": true' in p.stdout
+                print(f"# traced {app} at {n} ranks in {time.time() - t0:.1f} s{'' if ok else ': FAILED ' + p.stderr[-300:]}",
+                      file=sys.stderr, flush=True)
+                if not ok:
+                    continue
+            for topo in a.topologies.split(","):
+                cmd = [sys.executable, os.path.join(ROOT, "tools", "loom"), "predict", trace, "--json", "--topology", topo]
+                for x in a.platform:
+                    cmd += ["--platform", x]
+                t0 = time.time()
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+                replay = time.time() - t0
+                if p.returncode != 0:
+                    print(f"{app} {n} {topo}: {p.stderr.strip()[-300:]}", file=sys.stderr)
+                    continue
+                r = json.loads(p.stdout)
+                slow = max(r["per_rank"], key=lambda x: x["predicted_s"])
+                bd = {c: slow[c + "_s"] for c in CATS}
+                base.setdefault(topo, r["predicted_s"] if n == 1 else None)
+                row = {"app": app, "ranks": n, "topology": topo, "predicted_s": r["predicted_s"], "traced_s": r["traced_s"],
+                       "speedup": base[topo] / r["predicted_s"] if base.get(topo) else None, "breakdown_s": bd,
+                       "share": {c: bd[c] / r["predicted_s"] for c in CATS}, "replay_s": replay}
+                out["rows"].append(row)
+                sp = f"{row['speedup']:6.2f}" if row["speedup"] else "     -"
+                print(f"{app:7} {n:4} {topo:10} predicted {r['predicted_s']:9.4f} s  speed-up {sp}  " +
+                      " ".join(f"{c} {100 * row['share'][c]:4.1f}%" for c in CATS if bd[c] > 0) + f"  (replay {replay:.1f} s)",
+                      flush=True)
+                if a.json:
+                    with open(a.json, "w") as f:
+                        json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""The performance model against real runs (docs/MODEL.md, "Validation").
+
+  bench/model_validate.py --config NAME --platform P.json [--platform Q.json] [--hosts H]
+                          [--apps sor,lu,...] [--reps R] [--size paper|test]
+                          [--traces DIR] [--json OUT]
+
+For every program: one traced run on one host with 2 ranks (LOOM_TRACE,
+kept in --traces and reused by later configurations), R untraced runs of
+the configuration (2 ranks on one host, or --hosts H emulated hosts with one
+rank each: scripts/cluster.sh must be up with the links wanted), each
+measured as the job's loom_init-to-loom_finalize wall time (LOOM_STATS_FILE,
+the slowest rank), and the model's prediction from the one-host trace on
+the platform files given (`loom predict`).  Calibration (loom_bench
+calibrate) and these runs are separate runs.  The table gives every
+residual; --json merges this configuration into the file's others.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "apps"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from run_suite import APPS, TEST_ARGS  # noqa: E402
+
+
+def run(cmd, env, timeout):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    ok = p.returncode == 0 and any(line.startswith("RESULT ") and '"valid": true' in line for line in p.stdout.splitlines())
+    return ok, (p.stderr.strip().splitlines() or [""])[-1]
+
+
+def wall_of(stats_file):
+    with open(stats_file) as f:
+        d = json.load(f)
+    return max(r["wall"] for r in d["per_rank"])
+
+
+def breakdown_of(stats_file):
+    """The slowest rank's seconds per category, as LOOM_STATS measured them,
+    and the computation: the rest of its wall time."""
+    with open(stats_file) as f:
+        r = max(json.load(f)["per_rank"], key=lambda r: r["wall"])
+    b = {c: r.get("t_" + c, 0.0) for c in ("fault", "barrier", "lock", "unlock")}
+    b["compute"] = r["wall"] - sum(b.values())
+    return b
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", required=True, help="this configuration's name in the table, e.g. h2r1_1gbit")
+    ap.add_argument("--platform", action="append", required=True, help="platform files for the prediction")
+    ap.add_argument("--hosts", type=int, default=1, help="1: 2 ranks on one host; H: H emulated hosts, a rank each")
+    ap.add_argument("--apps", default=",".join(a for a in APPS if a != "nas_lu"))
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--size", choices=["paper", "test"], default="paper")
+    ap.add_argument("--traces", default=os.path.join(tempfile.gettempdir(), "loom-model-traces"))
+    ap.add_argument("--json", default="")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"))
+    ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--repredict", action="store_true",
+                    help="run no program: predict again from the kept traces for the measured times --json holds")
+    a = ap.parse_args()
+    import loom_model  # noqa: E402
+    plat, errs = loom_model.load_platform(a.platform)
+    if errs:
+        sys.exit("model_validate: " + "; ".join(errs))
+    ranks = 2
+    rows = []
+    kept = {}
+    if a.repredict:
+        with open(a.json) as f:
+            kept = {r["app"]: r["measured_runs_s"] for r in json.load(f)["configs"][a.config]["rows"]}
+    for app in a.apps.split(","):
+        if a.repredict and app not in kept:
+            continue
+        exe = os.path.join(a.build_dir, "apps", f"{app}_loom")
+        args = TEST_ARGS.get(app, []) if a.size == "test" else []
+        trace = os.path.join(a.traces, f"{app}_{a.size}_np{ranks}")
+        env = dict(os.environ)
+        env.pop("LOOM_TRACE", None)
+        if not a.repredict and not os.path.exists(os.path.join(trace, "rank0.lt")):
+            # Three traced runs after an untraced one (the first run of a
+            # program is slower: cold caches); the run of median wall time
+            # is kept (one host's run-to-run spread is 5-10% here).
+            run([a.mpiexec, "-n", str(ranks), exe] + args, env, a.timeout)
+            got = []
+            for t in range(3):
+                d, st = f"{trace}.{t}", f"{trace}.{t}.stats.json"
+                ok, err = run([a.mpiexec, "-n", str(ranks), exe] + args, dict(env, LOOM_TRACE=d, LOOM_STATS_FILE=st), a.timeout)
+                if ok:
+                    got.append((wall_of(st), d))
+                else:
+                    print(f"{app}: a traced run failed: {err}", file=sys.stderr)
+            if not got:
+                continue
+            got.sort()
+            os.rename(got[len(got) // 2][1], trace)
+            for _, d in got:
+                if os.path.exists(d):
+                    subprocess.run(["rm", "-rf", d])
+        walls = list(kept.get(app, []))
+        measured_bd = []
+        for _ in range(0 if a.repredict else a.reps):
+            stats = os.path.join(a.traces, f"{app}_stats.json")
+            if a.hosts > 1:
+                cmd = [os.path.join(ROOT, "scripts", "cluster.sh"), "run", str(a.hosts), str(ranks // a.hosts), "--", exe] + args
+            else:
+                cmd = [a.mpiexec, "-n", str(ranks), exe] + args
+            ok, err = run(cmd, dict(env, LOOM_STATS_FILE=stats), a.timeout)
+            if not ok:
+                print(f"{app}: a measured run failed: {err}", file=sys.stderr)
+                continue
+            walls.append(wall_of(stats))
+            measured_bd.append(breakdown_of(stats))
+        if not walls:
+            continue
+        # One prediction a process: SimGrid's engine is one per process.
+        cmd = [sys.executable, os.path.join(ROOT, "tools", "loom"), "predict", trace, "--json",
+               "--ranks-per-host", str(ranks // a.hosts if a.hosts > 1 else ranks)]
+        for x in a.platform:
+            cmd += ["--platform", x]
+        pr = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+        if pr.returncode != 0:
+            print(f"{app}: loom predict failed: {pr.stderr.strip()[-300:]}", file=sys.stderr)
+            continue
+        p = json.loads(pr.stdout)
+        m = statistics.median(walls)
+        row = {"app": app, "config": a.config, "measured_s": m, "measured_runs_s": walls,
+               "predicted_s": p["predicted_s"], "traced_s": p["traced_s"], "error": p["predicted_s"] / m - 1,
+               "breakdown_s": {c: max(r[c + "_s"] for r in p["per_rank"]) for c in loom_model.CATEGORIES}}
+        if measured_bd:
+            # The breakdown of the run nearest the median.
+            row["measured_breakdown_s"] = measured_bd[min(range(len(walls) - len(measured_bd), len(walls)),
+                                                          key=lambda i: abs(walls[i] - m)) - (len(walls) - len(measured_bd))]
+        rows.append(row)
+        print(f"{app:8} {a.config:14} measured {m:8.3f} s ({min(walls):.3f}-{max(walls):.3f})  predicted "
+              f"{p['predicted_s']:8.3f} s  error {100 * row['error']:+6.1f}%", flush=True)
+    errs = sorted(abs(r["error"]) for r in rows)
+    summary = {"config": a.config, "programs": len(rows), "platform": plat.get("names", []),
+               "median_abs_error": statistics.median(errs) if errs else None, "worst_abs_error": errs[-1] if errs else None}
+    if errs:
+        print(f"{a.config}: {len(rows)} programs, median |error| {100 * summary['median_abs_error']:.1f}%, "
+              f"worst {100 * summary['worst_abs_error']:.1f}%")
+    if a.json:
+        old = {}
+        if os.path.exists(a.json):
+            with open(a.json) as f:
+                old = json.load(f)
+        cmd = " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
+        prev = old.get("configs", {}).get(a.config, {})
+        entry = {"summary": summary, "rows": rows, "command": prev.get("command", cmd) if a.repredict else cmd}
+        if a.repredict:
+            entry["predicted_again_with"] = cmd
+        old.setdefault("configs", {})[a.config] = entry
+        with open(a.json, "w") as f:
+            json.dump(old, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
