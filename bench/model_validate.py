@@ -3,7 +3,8 @@
 
   bench/model_validate.py --config NAME --platform P.json [--platform Q.json] [--hosts H]
                           [--apps sor,lu,...] [--reps R] [--size paper|test]
-                          [--traces DIR] [--json OUT]
+                          [--traces DIR] [--json OUT] [--repredict]
+  bench/model_validate.py --table OUT.json     (the residuals as a Markdown table)
 
 For every program: one traced run on one host with 2 ranks (LOOM_TRACE,
 kept in --traces and reused by later configurations), R untraced runs of
@@ -51,7 +52,35 @@ def breakdown_of(stats_file):
     return b
 
 
+def table(path):
+    """The residuals of every configuration in a --json file, as Markdown."""
+    with open(path) as f:
+        d = json.load(f)
+    cfgs = list(d["configs"])
+    apps = []
+    for c in cfgs:
+        for r in d["configs"][c]["rows"]:
+            if r["app"] not in apps:
+                apps.append(r["app"])
+    print("| program | " + " | ".join(f"{c}: measured s (runs) / predicted s / error" for c in cfgs) + " |")
+    print("|---|" + "---|" * len(cfgs))
+    for app in apps:
+        cells = []
+        for c in cfgs:
+            r = next((r for r in d["configs"][c]["rows"] if r["app"] == app), None)
+            cells.append("-" if r is None else
+                         f"{r['measured_s']:.3f} ({min(r['measured_runs_s']):.3f}-{max(r['measured_runs_s']):.3f}) / "
+                         f"{r['predicted_s']:.3f} / {100 * r['error']:+.1f}%")
+        print(f"| {app} | " + " | ".join(cells) + " |")
+    print("| median \|error\|, worst | " + " | ".join(
+        f"{100 * d['configs'][c]['summary']['median_abs_error']:.1f}%, {100 * d['configs'][c]['summary']['worst_abs_error']:.1f}%"
+        for c in cfgs) + " |")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--table":
+        table(sys.argv[2])
+        return 0
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", required=True, help="this configuration's name in the table, e.g. h2r1_1gbit")
     ap.add_argument("--platform", action="append", required=True, help="platform files for the prediction")

@@ -28,7 +28,11 @@ namespace {
 constexpr size_t kHeaderBytes = 4096;
 constexpr uint32_t kTraceFormat = 2;  // 2: hand-over values name the rank in 16 bits (docs/TRACE.md)
 constexpr size_t kCap = 32768;              // records per buffer (1 MiB)
-constexpr uint64_t kCpuEveryNs = 100000;    // a CPU sample at most every 100 us of wall time
+constexpr uint64_t kCpuEveryNs = 100000;    // a CPU sample at most every 100 us of wall time,
+constexpr uint64_t kCpuWaitNs = 50000;      // and at most every 50 us where a wait begins or ends
+                                            // (barrier, lock, unlock): the computation between
+                                            // waits is then known from CPU time even where the
+                                            // waits burn CPU (more ranks than cores)
 constexpr int kClockRounds = 50;
 
 struct Trace {
@@ -164,7 +168,8 @@ void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags) {
   if (type == Ev::Barrier) a = flags == 1 ? g.barriers + 1 : ++g.barriers;  // the same number on every rank
   const uint64_t d = t1 > t0 ? t1 - t0 : 0;
   put(TraceRec{t0, d > 0xffffffffull ? 0xffffffffu : (uint32_t)d, (uint8_t)type, flags, (uint16_t)thread_index(), a, b});
-  if (t1 - g.last_cpu >= kCpuEveryNs) {
+  const bool wait = type == Ev::Barrier || type == Ev::Lock || type == Ev::Unlock;
+  if (t1 - g.last_cpu >= (wait ? kCpuWaitNs : kCpuEveryNs)) {
     g.last_cpu = t1;
     put(TraceRec{t1, 0, (uint8_t)Ev::Cpu, 0, 0, cpu_ns(), t1});
   }
@@ -186,6 +191,11 @@ void trace_page_runs(uint64_t p, const uint8_t* twin, const uint8_t* cur, int ho
 
 void trace_sync_point(bool barrier) {
   if (!g_trace_on) return;
+  const uint64_t t = trace_now();
+  if (t - g.last_cpu >= kCpuWaitNs) {
+    g.last_cpu = t;
+    put(TraceRec{t, 0, (uint8_t)Ev::Cpu, 0, 0, cpu_ns(), t});
+  }
   if (barrier)  // (not at locks: a lock-bound program would double its records)
     put(TraceRec{trace_now(), 0, (uint8_t)Ev::Pages, 0, 0, rt.pages.cached.size(), rt.pages.dirty.size()});
   if (g.full_pending) {

@@ -282,7 +282,11 @@ def rank_ops(r, compute_from):
 
 # ---------------------------------------------------------------- the replay
 
-def predict(ranks, plat, rph, topology, compute_from="cpu"):
+def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
+    """The replay.  window=(A, B): also the time from leaving full barrier A
+    to leaving full barrier B (1 is the first; B <= 0 counts from the last:
+    0 is the last), predicted and traced, with its breakdown: a program's
+    timed part, whose first and last barriers these usually are."""
     sg = import_simgrid()
     n = ranks[0].nranks
     hosts = (n + rph - 1) // rph
@@ -296,6 +300,14 @@ def predict(ranks, plat, rph, topology, compute_from="cpu"):
     bars = {sum(1 for o in ops[k] if o.kind == BARRIER and o.rec[3] != 1) for k in ops}
     if len(bars) != 1:
         raise ValueError("the ranks took different numbers of barriers (barriers of a subset are not modelled)")
+    nbars = bars.pop()
+    if window:
+        wa, wb = window
+        wb = nbars + wb if wb <= 0 else wb
+        if not 1 <= wa < wb <= nbars:
+            raise ValueError(f"window {window[0]}:{window[1]}: the run has {nbars} full barriers (A < B, 1-based; B <= 0 counts from the last)")
+        window = (wa, wb)
+    marks = defaultdict(dict)
     page_home = {}
     for r in ranks:
         for x in r.recs:
@@ -319,12 +331,6 @@ def predict(ranks, plat, rph, topology, compute_from="cpu"):
     ins = plat.get("inside_host") or net
     cpu = float(node.get("cpu_speed", 1))
     us = 1e-6
-
-    def work(t_us):
-        """Time the CPU spends on Loom's side (trap, copies, diffs, the
-        handler): measured here, run at the node's speed."""
-        if t_us > 0:
-            sg.this_actor.sleep_for(t_us * us / cpu)
     memcpy = float(node["memcpy_MBps"])  # bytes per us
     sw = message_curve(net)
     host_of = lambda k: k // rph
@@ -340,32 +346,79 @@ def predict(ranks, plat, rph, topology, compute_from="cpu"):
     k_p = (target_sec or {}).get("compute_kernel_ms")
     scale = float(k_p) / float(k_t) if k_t and k_p else 1.0
     locks = defaultdict(lambda: {"holder": None, "queue": deque()})
+    # Locks only one rank ever takes cannot be contended: theirs is local work.
+    takers = defaultdict(set)
+    for k in ops:
+        for o in ops[k]:
+            if o.kind == LOCK:
+                takers[o.rec[5]].add(k)
     acct = {k: defaultdict(float) for k in ops}
+    pend = defaultdict(float)
     finish = {}
 
+    # The rank's own CPU work (the program's computation, Loom's trap,
+    # copies, diffs, handler) is gathered and run on its host's core in
+    # one go before the rank next meets another (a message, a lock's state,
+    # a barrier): the same times, far fewer simulation steps.
+    def work(me, t_us, cat):
+        if t_us > 0:
+            t = t_us * us / cpu
+            pend[me] += t
+            acct[me][cat] += t
+
+    def flush(me, then=0.0):
+        """Run the gathered work, then wait `then` seconds more, in one step
+        (every rank has a core of its own: a host has a core per rank, so
+        its work never waits for the CPU and a sleep times it exactly)."""
+        t = pend[me] + then
+        pend[me] = 0.0
+        if t > 0:
+            sg.this_actor.sleep_for(t)
+
+    routes = {}
+
+    def route(ha, hb):
+        """(latency s, narrowest bandwidth B/s) of the route between two hosts."""
+        if (ha, hb) not in routes:
+            links, lat = hobj[ha].route_to(hobj[hb])
+            routes[(ha, hb)] = (lat, min((l.bandwidth for l in links), default=memcpy * 1e6))
+        return routes[(ha, hb)]
+
     def message(me, dst, size):
-        """A blocking point-to-point transfer from rank me to rank dst."""
-        if host_of(dst) != host_of(me):
-            sg.this_actor.sleep_for(sw(size))
-        sg.Comm.sendto(hobj[host_of(me)], hobj[host_of(dst)], size)
-
-    def round_trip(me, home, reply=REQUEST_BYTES):
-        if host_of(home) == host_of(me):
-            work(float(ins.get("lock_us", 0.1)))
+        """A blocking point-to-point transfer from rank me to rank dst.  A
+        small one (requests, acknowledgements, lock messages) takes its
+        route's time without occupying the links (its share of them is
+        nothing): one simulation step instead of a transfer."""
+        ha, hb = host_of(me), host_of(dst)
+        if size < 1024:
+            lat, bw = route(ha, hb)
+            sg.this_actor.sleep_for((sw(size) if ha != hb else 0.0) + lat + size / bw)
             return
-        message(me, home, REQUEST_BYTES)
-        message(home, me, reply)
+        if ha != hb:
+            sg.this_actor.sleep_for(sw(size))
+        sg.Comm.sendto(hobj[ha], hobj[hb], size)
 
-    def release(me, o):
+    def round_trip(me, home, cat, reply=REQUEST_BYTES):
+        if host_of(home) == host_of(me):
+            work(me, float(ins.get("lock_us", 0.1)), cat)
+            flush(me)
+            return
+        ha, hb = host_of(me), host_of(home)
+        (l1, b1), (l2, b2) = route(ha, hb), route(hb, ha)
+        rt = sw(REQUEST_BYTES) + sw(reply) + l1 + l2 + REQUEST_BYTES / b1 + reply / b2
+        acct[me][cat] += rt
+        flush(me, rt)
+
+    def release(me, o, cat):
         comms = []
         for x in o.nested:
             if x[2] != DIFF:
                 continue
             nbytes, runs, home = x[6] & 0xffffffff, (x[6] >> 32) & 0xffff, x[6] >> 48
-            work(float(node["diff_create_us_per_page"]) + float(node["diff_create_us_per_byte"]) * nbytes)
+            work(me, float(node["diff_create_us_per_page"]) + float(node["diff_create_us_per_byte"]) * nbytes, cat)
             size = DIFF_HEADER + 8 * runs + nbytes
             if host_of(home) == host_of(me):
-                work(size / memcpy)
+                work(me, size / memcpy, cat)
             else:
                 comms.append((home, size))
         acked = bool(comms)
@@ -377,103 +430,113 @@ def predict(ranks, plat, rph, topology, compute_from="cpu"):
                 if host_of(target) != host_of(me):
                     comms.append((target, REQUEST_BYTES + pages * page_size))
         if comms:
+            flush(me)
+            t = e.clock
             sg.this_actor.sleep_for(max(sw(s) for _, s in comms))
             acts = [sg.Comm.sendto_async(hobj[host_of(me)], hobj[host_of(h)], s) for h, s in comms]
             sg.Comm.wait_all(acts)
-        if acked:
-            # The homes' acknowledgement of the diffs.
-            message(comms[0][0], me, REQUEST_BYTES)
+            if acked:
+                # The homes' acknowledgement of the diffs.
+                message(comms[0][0], me, REQUEST_BYTES)
+            acct[me][cat] += e.clock - t
 
-    def acquire(o):
-        t = sum(x[1] for x in o.nested if x[2] == ACQUIRE) * 1e-9
-        if t:
-            sg.this_actor.sleep_for(t / cpu)
+    def acquire(me, o, cat):
+        # Dropping pages and reading interval records: the trace's own time.
+        work(me, sum(x[1] for x in o.nested if x[2] == ACQUIRE) * 1e-3, cat)
 
     def barrier(me, seq):
+        flush(me)
+        t = e.clock
         k, step = 0, 1
         while step < n:
-            dst, src = (me + step) % n, (me - step) % n
+            dst = (me + step) % n
             if host_of(dst) != host_of(me):
                 sg.this_actor.sleep_for(sw(8))
             c = sg.Mailbox.by_name(f"b{dst}.{k}").put_async(seq, 8)
             sg.Mailbox.by_name(f"b{me}.{k}").get()
             c.wait()
             k, step = k + 1, step * 2
+        acct[me]["barrier"] += e.clock - t
         spread = any(host_of(j) != host_of(me) for j in range(n))
         sec = net if spread else ins
-        over = max(0.0, float(sec["barrier_us"]) - (float(sec["latency_us"]) if spread else 0.0))
-        work(over)
+        work(me, max(0.0, float(sec["barrier_us"]) - (float(sec["latency_us"]) if spread else 0.0)), "barrier")
 
     def actor(me):
         a = acct[me]
-        nbar = 0
+        nbar = full = 0
         for o in ops[me]:
             if o.compute > 0:
-                t = e.clock
-                sg.this_actor.execute(o.compute * scale * 1e9)  # the host's speed holds cpu_speed
-                a["compute"] += e.clock - t
-            t = e.clock
+                t = o.compute * scale
+                pend[me] += t / cpu
+                a["compute"] += t / cpu
             x = o.rec
             if o.kind == FAULT:
-                page, home, fetched = x[5], x[6] & 0xffff, x[6] >> 32
-                cat = "fault"
+                home, fetched = x[6] & 0xffff, x[6] >> 32
                 if fetched == 0:
-                    work(float(node["trap_us"]) + (page_size / memcpy if x[3] & 1 and home != me else 0))
+                    work(me, float(node["trap_us"]) + (page_size / memcpy if x[3] & 1 and home != me else 0), "fault")
                 elif host_of(home) == host_of(me):
-                    work(float(ins["fetch_overhead_us"]) + fetched * page_size / memcpy
-                         + (fetched - 1) * float(ins.get("fetch_extra_page_us", 0)))
+                    work(me, float(ins["fetch_overhead_us"]) + fetched * page_size / memcpy
+                         + (fetched - 1) * float(ins.get("fetch_extra_page_us", 0)), "fault")
                 else:
-                    work(float(net["fetch_overhead_us"]) + (fetched - 1) * float(net.get("fetch_extra_page_us", 0)))
+                    work(me, float(net["fetch_overhead_us"]) + (fetched - 1) * float(net.get("fetch_extra_page_us", 0)), "fault")
+                    flush(me)
+                    t = e.clock
                     message(me, home, REQUEST_BYTES)
                     message(home, me, fetched * page_size)
+                    a["fault"] += e.clock - t
             elif o.kind == BARRIER or (o.kind in (ALLOC, FREE) and collective):
-                cat = "barrier"
-                if o.kind == BARRIER and x[3] == 1:  # a split barrier's arrive: its release
-                    release(me, o)
-                else:
-                    release(me, o)
+                release(me, o, "barrier")
+                if not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
                     nbar += 1
                     barrier(me, nbar)
-                    acquire(o)
+                    acquire(me, o, "barrier")
+                    if o.kind == BARRIER:
+                        full += 1
+                        if window and full in window:
+                            flush(me)
+                            marks[me][full] = (e.clock, dict(a))
             elif o.kind == LOCK:
-                cat = "lock"
                 lid = x[5]
-                home = lid % n
-                L = locks[lid]
-                round_trip(me, home)
-                if x[3] & 1:       # a trylock that did not get the lock
-                    pass
-                elif L["holder"] is None:
-                    L["holder"] = me
+                if len(takers[lid]) <= 1:
+                    work(me, float((ins if host_of(lid % n) == host_of(me) else net).get("lock_us", 0.1)) / 2, "lock")
                 else:
-                    L["queue"].append(me)
-                    sg.Mailbox.by_name(f"g{me}").get()
-                acquire(o)
+                    round_trip(me, lid % n, "lock")
+                    L = locks[lid]
+                    if x[3] & 1:       # a trylock that did not get the lock
+                        pass
+                    elif L["holder"] is None:
+                        L["holder"] = me
+                    else:
+                        L["queue"].append(me)
+                        t = e.clock
+                        sg.Mailbox.by_name(f"g{me}").get()
+                        a["lock"] += e.clock - t
+                acquire(me, o, "lock")
             elif o.kind == UNLOCK:
-                cat = "unlock"
-                release(me, o)
+                release(me, o, "unlock")
                 lid = x[5]
+                if len(takers[lid]) <= 1:
+                    work(me, float((ins if host_of(lid % n) == host_of(me) else net).get("lock_us", 0.1)) / 2, "unlock")
+                    continue
                 L = locks[lid]
+                flush(me)
                 if L["queue"]:
                     nxt = L["queue"].popleft()
                     L["holder"] = nxt
+                    t = e.clock
                     if host_of(nxt) != host_of(me):
                         sg.this_actor.sleep_for(sw(REQUEST_BYTES))
                     sg.Mailbox.by_name(f"g{nxt}").put_init(lid, REQUEST_BYTES).detach()
+                    a["unlock"] += e.clock - t
                 else:
                     L["holder"] = None
-                    round_trip(me, lid % n)
+                    round_trip(me, lid % n, "unlock")
             elif o.kind == ATOMIC:
-                cat = "atomic"
                 home = page_home.get(x[5] // page_size, 0)
-                round_trip(me, home, 16)
+                round_trip(me, home, "atomic", 16)
             elif o.kind == 0:
-                cat = "unlock"
-                release(me, o)
-            else:
-                cat = None
-            if cat:
-                a[cat] += e.clock - t
+                release(me, o, "unlock")
+        flush(me)
         finish[me] = e.clock
 
     for k in sorted(ops):
@@ -492,6 +555,20 @@ def predict(ranks, plat, rph, topology, compute_from="cpu"):
         out["per_rank"].append(row)
     out["predicted_s"] = max(finish.values())
     out["traced_s"] = max(traced.values())
+    if window:
+        wa, wb = window
+        out["window"] = [wa, wb]
+        out["predicted_window_s"] = max(marks[k][wb][0] for k in ops) - max(marks[k][wa][0] for k in ops)
+        # The trace's own: leaving barrier A to leaving barrier B, the last rank's, on the global clock.
+        ends = {}
+        for r in ranks:
+            got = [x for x in r.recs if x[2] == BARRIER and x[3] != 1 and x[4] == 0]
+            for i in (wa, wb):
+                ends.setdefault(i, []).append(r.to_global(got[i - 1][0] + got[i - 1][1]))
+        out["traced_window_s"] = (max(ends[wb]) - max(ends[wa])) * 1e-9
+        for row in out["per_rank"]:
+            k = row["rank"]
+            row["window"] = {c + "_s": marks[k][wb][1].get(c, 0.0) - marks[k][wa][1].get(c, 0.0) for c in CATEGORIES}
     return out
 
 
@@ -504,6 +581,11 @@ def print_prediction(p):
         print(f"{r['rank']:>5} {r['predicted_s']:>12.4f} {r['traced_s']:>9.4f} " +
               " ".join(f"{r[c + '_s']:>9.4f}" for c in CATEGORIES))
     print(f"  job {p['predicted_s']:.4f} s predicted (the trace's own run: {p['traced_s']:.4f} s, loom_init to loom_finalize)")
+    if "window" in p:
+        wa, wb = p["window"]
+        slow = max(p["per_rank"], key=lambda r: sum(r["window"].values()))["window"]
+        print(f"  barrier {wa} to barrier {wb}: {p['predicted_window_s']:.4f} s predicted (traced {p['traced_window_s']:.4f} s); "
+              "its slowest rank: " + ", ".join(f"{c} {slow[c + '_s']:.4f}" for c in CATEGORIES if slow[c + "_s"] > 0))
 
 
 def main(a):
@@ -534,7 +616,15 @@ def main(a):
         return 2
     rph = a.ranks_per_host or (math.ceil(n / a.hosts) if a.hosts else 1)
     try:
-        p = predict(ranks, plat, rph, a.topology, a.compute)
+        window = None
+        if a.window:
+            try:
+                window = tuple(int(x) for x in a.window.split(":"))
+                assert len(window) == 2
+            except (ValueError, AssertionError):
+                print(f"loom predict: --window {a.window}: expected A:B, barrier numbers (B <= 0 counts from the last)", file=sys.stderr)
+                return 2
+        p = predict(ranks, plat, rph, a.topology, a.compute, window)
     except (ValueError, RuntimeError) as ex:
         print(f"loom predict: {ex}", file=sys.stderr)
         return 2
