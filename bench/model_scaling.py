@@ -9,7 +9,8 @@ computation is taken from CPU time), replayed on a platform.
 For every program and rank count: one traced run (kept in --traces and
 reused), then one prediction per topology with one rank a host: the
 predicted time, the speed-up over the 1-rank prediction, the breakdown
-(the slowest rank's) and each category's share of it.  The replay's own
+(of the rank the others wait for: the least time in barriers) and each
+category's share of it.  The replay's own
 run time is printed too.
 """
 import argparse
@@ -72,11 +73,14 @@ def main():
                     print(f"{app} {n} {topo}: {p.stderr.strip()[-300:]}", file=sys.stderr)
                     continue
                 r = json.loads(p.stdout)
+                # The breakdown of the rank the others wait for: the one
+                # with the least time in barriers (every rank leaves the
+                # last barrier at once, so their totals agree).
                 if a.window:
-                    slow = max(r["per_rank"], key=lambda x: sum(x["window"].values()))["window"]
+                    slow = min(r["per_rank"], key=lambda x: x["window"]["barrier_s"])["window"]
                     t, traced = r["predicted_window_s"], r["traced_window_s"]
                 else:
-                    slow = max(r["per_rank"], key=lambda x: x["predicted_s"])
+                    slow = min(r["per_rank"], key=lambda x: x["barrier_s"])
                     t, traced = r["predicted_s"], r["traced_s"]
                 bd = {c: slow[c + "_s"] for c in CATS}
                 tot = sum(bd.values()) or 1.0
