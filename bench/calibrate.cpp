@@ -15,6 +15,7 @@
 #include <cmath>
 #include <ctime>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench.hpp"
@@ -188,46 +189,62 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
   char date[64];
   strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
   const std::string section = one_host ? "inside_host" : "between_hosts";
-  std::string j = "{\n  \"format\": \"loom-platform 1\",\n";
-  j += "  \"name\": " + quote(std::string("calibrated: ") + (one_host ? "one host " + std::string(host) : std::string(host) + " to " + other)) + ",\n";
-  j += "  \"source\": " + quote(std::string("loom_bench calibrate, ") + std::to_string(nranks()) + " ranks, " + date + ", " + mpi_version() + ", Loom " + loom_version()) + ",\n";
-  j += "  \"node\": {\n";
-  j += "    \"cpu_speed\": 1,\n";
-  j += "    \"cores\": " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + ",\n";
-  j += "    \"trap_us\": " + num(trap) + ",\n";
-  j += "    \"mprotect_us\": " + num(mprot) + ",\n";
-  j += "    \"memcpy_MBps\": " + num(memcpy_bw) + ",\n";
-  j += "    \"diff_create_us_per_page\": " + num(enc1) + ",\n";
-  j += "    \"diff_create_us_per_byte\": " + num(per_byte) + ",\n";
-  j += "    \"diff_apply_us_per_byte\": " + num(apply_per_byte) + "\n  },\n";
-  j += "  \"" + section + "\": {\n";
-  j += "    \"latency_us\": " + num(lat) + ",\n";
-  j += "    \"hop_latency_us\": 0,\n";
-  j += "    \"bandwidth_MBps\": " + num(bw) + ",\n";
-  j += "    \"bandwidth_bidir_MBps\": " + num(bwbi) + ",\n";
-  j += "    \"bandwidth_at_bytes\": " + num(big) + ",\n";
-  j += "    \"fetch_overhead_us\": " + num(overhead) + ",\n";
-  j += "    \"fetch_extra_page_us\": " + num(extra_page) + ",\n";
-  j += "    \"lock_us\": " + num(lock) + ",\n";
-  j += "    \"barrier_us\": " + num(barrier2) + ",\n";
-  j += "    \"compute_kernel_ms\": " + num(find(rep, "compute_kernel")) + ",\n";
-  j += "    \"measured\": {\n";
-  j += "      \"pingpong_us\": " + series(rep, "pingpong_latency", "bytes") + ",\n";
-  j += "      \"bandwidth_MBps\": " + series(rep, "bandwidth_unidirectional", "bytes") + ",\n";
-  j += "      \"bandwidth_bidir_MBps\": " + series(rep, "bandwidth_bidirectional", "bytes") + ",\n";
-  j += "      \"rma_get_us\": " + num(find(rep, "rma_get_latency")) + ",\n";
-  j += "      \"rma_put_us\": " + num(find(rep, "rma_put_latency")) + ",\n";
-  j += "      \"rma_cas_us\": " + num(cas) + ",\n";
-  j += "      \"remote_read_MBps\": " + num(find(rep, "remote_read_memcpy")) + ",\n";
-  j += "      \"remote_write_MBps\": " + num(find(rep, "remote_write_memcpy")) + ",\n";
-  j += "      \"pagefetch_us\": " + num(fetch1) + ",\n";
-  j += "      \"pagefetch_unit_us_per_page\": " + num(fetchu) + ",\n";
-  j += "      \"unit_pages\": " + std::to_string(c.unit_pages) + ",\n";
-  j += "      \"barrier_mpi_us\": " + series(rep, "barrier_mpi", "ranks") + ",\n";
-  j += "      \"barrier_loom_us\": " + series(rep, "barrier_loom", "ranks") + ",\n";
-  j += "      \"barrier_mpi_2_us\": " + num(barrier_mpi2) + ",\n";
-  j += "      \"release_16_pages_us\": " + num(find(rep, "barrier_dirty_rewritten", {{"dirty_pages", 16}})) + "\n";
-  j += "    }\n  }\n}\n";
+  using Fields = std::vector<std::pair<std::string, std::string>>;
+  // {"key": value, ...}: values already JSON, one per line at this indent.
+  auto object = [](const Fields& kv, const std::string& ind) {
+    std::string o = "{\n";
+    for (size_t i = 0; i < kv.size(); i++)
+      o += ind + "  " + quote(kv[i].first) + ": " + kv[i].second + (i + 1 < kv.size() ? ",\n" : "\n");
+    return o + ind + "}";
+  };
+  const std::string measured = object(
+      {{"pingpong_us", series(rep, "pingpong_latency", "bytes")},
+       {"bandwidth_MBps", series(rep, "bandwidth_unidirectional", "bytes")},
+       {"bandwidth_bidir_MBps", series(rep, "bandwidth_bidirectional", "bytes")},
+       {"rma_get_us", num(find(rep, "rma_get_latency"))},
+       {"rma_put_us", num(find(rep, "rma_put_latency"))},
+       {"rma_cas_us", num(cas)},
+       {"remote_read_MBps", num(find(rep, "remote_read_memcpy"))},
+       {"remote_write_MBps", num(find(rep, "remote_write_memcpy"))},
+       {"pagefetch_us", num(fetch1)},
+       {"pagefetch_unit_us_per_page", num(fetchu)},
+       {"unit_pages", std::to_string(c.unit_pages)},
+       {"barrier_mpi_us", series(rep, "barrier_mpi", "ranks")},
+       {"barrier_loom_us", series(rep, "barrier_loom", "ranks")},
+       {"barrier_mpi_2_us", num(barrier_mpi2)},
+       {"release_16_pages_us", num(find(rep, "barrier_dirty_rewritten", {{"dirty_pages", 16}}))}},
+      "    ");
+  const std::string net = object({{"latency_us", num(lat)},
+                                  {"hop_latency_us", "0"},
+                                  {"bandwidth_MBps", num(bw)},
+                                  {"bandwidth_bidir_MBps", num(bwbi)},
+                                  {"bandwidth_at_bytes", num(big)},
+                                  {"fetch_overhead_us", num(overhead)},
+                                  {"fetch_extra_page_us", num(extra_page)},
+                                  {"lock_us", num(lock)},
+                                  {"barrier_us", num(barrier2)},
+                                  {"compute_kernel_ms", num(find(rep, "compute_kernel"))},
+                                  {"measured", measured}},
+                                 "  ");
+  const std::string node = object({{"cpu_speed", "1"},
+                                   {"cores", std::to_string(sysconf(_SC_NPROCESSORS_ONLN))},
+                                   {"trap_us", num(trap)},
+                                   {"mprotect_us", num(mprot)},
+                                   {"memcpy_MBps", num(memcpy_bw)},
+                                   {"diff_create_us_per_page", num(enc1)},
+                                   {"diff_create_us_per_byte", num(per_byte)},
+                                   {"diff_apply_us_per_byte", num(apply_per_byte)}},
+                                  "  ");
+  const std::string name = std::string("calibrated: ") +
+                           (one_host ? "one host " + std::string(host) : std::string(host) + " to " + other);
+  const std::string source = std::string("loom_bench calibrate, ") + std::to_string(nranks()) + " ranks, " + date +
+                             ", " + mpi_version() + ", Loom " + loom_version();
+  const std::string j = object({{"format", quote("loom-platform 1")},
+                                {"name", quote(name)},
+                                {"source", quote(source)},
+                                {"node", node},
+                                {section, net}},
+                               "") + "\n";
   FILE* f = std::fopen(platform.c_str(), "w");
   if (!f) {
     std::fprintf(stderr, "loom_bench: calibrate: cannot write the platform file %s\n", platform.c_str());
