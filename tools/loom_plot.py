@@ -12,7 +12,11 @@ Knows each file by its shape:
     and protocol;
   scripts/splash3.py bench: Loom over pthreads per program, and its
     breakdown;
-  a LOOM_STATS_FILE without %r (per_rank): where each rank's time went.
+  a LOOM_STATS_FILE without %r (per_rank): where each rank's time went;
+  bench/model_scaling.py: the predicted time against the node count per
+    program (a curve per topology) and the breakdown's shares;
+  bench/model_validate.py: predicted against measured time per
+    configuration (docs/MODEL.md).
 Each figure is written as every requested format (PNG and SVG by default);
 the list of files written is printed.
 """
@@ -200,6 +204,67 @@ def plot_stats(j, out):
             ylabel="fraction of wall time")
 
 
+# ---- the performance model (docs/MODEL.md) --------------------------------
+
+MODEL_CATS = ["fault", "barrier", "lock", "unlock", "atomic"]
+
+
+def plot_model_scaling(j, out):
+    rows = j["rows"]
+    for app in dict.fromkeys(r["app"] for r in rows):
+        mine = [r for r in rows if r["app"] == app]
+        fig, ax = out.plt.subplots(figsize=(6.4, 4.2))
+        for topo in dict.fromkeys(r["topology"] for r in mine):
+            pts = sorted((r["ranks"], r["predicted_s"]) for r in mine if r["topology"] == topo)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=topo)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("nodes (one rank each)")
+        ax.set_ylabel("predicted time, s")
+        ax.set_title(f"{app}: predicted on {' + '.join(os.path.basename(p) for p in j.get('platform', []))}", fontsize=8)
+        ax.legend(fontsize=7)
+        out.save(fig, f"{app}_predicted")
+        first = [r for r in mine if r["topology"] == mine[0]["topology"]]
+        first.sort(key=lambda r: r["ranks"])
+        parts = {c: [r["share"].get(c, 0.0) for r in first] for c in MODEL_CATS if any(r["share"].get(c) for r in first)}
+        fig, ax = out.plt.subplots(figsize=(6.4, 4.2))
+        bottom = [0.0] * len(first)
+        colors = dict(COLORS, atomic="#8c564b")
+        for c, vals in parts.items():
+            ax.bar(range(len(first)), vals, bottom=bottom, color=colors[c], label=c)
+            bottom = [b + v for b, v in zip(bottom, vals)]
+        ax.bar(range(len(first)), [max(0.0, 1 - b) for b in bottom], bottom=bottom, color=COLORS["other"],
+               label="computation")
+        ax.set_xticks(range(len(first)))
+        ax.set_xticklabels([str(r["ranks"]) for r in first])
+        ax.set_xlabel("nodes")
+        ax.set_ylabel("share of the predicted time")
+        ax.set_title(f"{app}: where the predicted time goes ({first[0]['topology']})", fontsize=9)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
+        out.save(fig, f"{app}_breakdown")
+
+
+def plot_model_validation(j, out):
+    cfgs = j["configs"]
+    fig, ax = out.plt.subplots(figsize=(6.4, 5))
+    lo, hi = float("inf"), 0.0
+    for c, v in cfgs.items():
+        m = [r["measured_s"] for r in v["rows"]]
+        p = [r["predicted_s"] for r in v["rows"]]
+        ax.scatter(m, p, label=c, s=18)
+        lo, hi = min([lo] + m + p), max([hi] + m + p)
+    ax.plot([lo, hi], [lo, hi], color="black", linewidth=0.8)
+    for f in (0.9, 1.1):
+        ax.plot([lo, hi], [lo * f, hi * f], color="grey", linewidth=0.5, linestyle="--")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("measured, s")
+    ax.set_ylabel("predicted, s")
+    ax.set_title("The model against real runs (dashed: ±10%)", fontsize=9)
+    ax.legend(fontsize=7)
+    out.save(fig, "predicted_vs_measured")
+
+
 def kind(j):
     if j.get("schema") == "loom-bench/1":
         return "bench", plot_bench
@@ -211,6 +276,10 @@ def kind(j):
         return "stats", plot_stats
     if isinstance(j.get("rows"), list) and j["rows"] and "program" in j["rows"][0]:
         return "splash3", plot_splash
+    if isinstance(j.get("rows"), list) and j["rows"] and "topology" in j["rows"][0]:
+        return "model scaling", plot_model_scaling
+    if isinstance(j.get("configs"), dict):
+        return "model validation", plot_model_validation
     return None, None
 
 
@@ -231,7 +300,7 @@ def main(a):
         what, fn = kind(j)
         if not fn:
             print(f"loom plot: {path}: not a file Loom's tools write (loom_bench, run_suite, run_protocols, "
-                  f"splash3 bench, LOOM_STATS_FILE)", file=sys.stderr)
+                  f"splash3 bench, LOOM_STATS_FILE, model_scaling, model_validate)", file=sys.stderr)
             status = 1
             continue
         out = Out(plt, a.out, formats, os.path.splitext(os.path.basename(path))[0])
