@@ -1,7 +1,7 @@
 """`loom predict`: the performance model (docs/MODEL.md).
 
   predict DIR --platform P.json [--platform Q.json ...] [--hosts H | --ranks-per-host R]
-          [--topology star|ring|torus:AxB[xC]|fattree:SPEC] [--compute cpu|wall] [--json]
+          [--topology star|ring|torus:AxB[xC]|fattree:SPEC] [--compute cpu|wall] [--window A:B] [--json]
       replay the trace a run with LOOM_TRACE=DIR wrote on a platform, with
       SimGrid: per rank the predicted time and where it goes (the
       breakdown LOOM_STATS gives), for the ranks placed R to a host.
@@ -22,6 +22,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 from collections import defaultdict, deque
 
 import loom_trace as lt
@@ -317,7 +318,6 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
                 page_home.setdefault(x[5], x[6] >> 48)
     page_size = ranks[0].page or 4096
 
-    import tempfile
     xml = platform_xml(plat, hosts, rph, topology)
     with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
         f.write(xml)
@@ -460,7 +460,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
         rounds_s += worst
         step *= 2
 
-    def barrier(me, seq):
+    def barrier(me):
         flush(me)
         t = e.clock
         sim_barrier.wait()
@@ -472,7 +472,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
 
     def actor(me):
         a = acct[me]
-        nbar = full = 0
+        full = 0
         for o in ops[me]:
             if o.compute > 0:
                 t = o.compute * scale
@@ -502,8 +502,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
             elif o.kind == BARRIER or (o.kind in (ALLOC, FREE) and collective):
                 release(me, o, "barrier")
                 if not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
-                    nbar += 1
-                    barrier(me, nbar)
+                    barrier(me)
                     acquire(me, o, "barrier")
                     if o.kind == BARRIER:
                         full += 1
