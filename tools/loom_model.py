@@ -561,7 +561,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
         raise RuntimeError(f"the replay deadlocked: ranks {stuck} never finished (a lock or barrier the trace "
                            "does not close)")
     out = {"ranks": n, "hosts": hosts, "ranks_per_host": rph, "topology": topology or "star",
-           "platform": plat.get("names", []), "compute_from": compute_from, "compute_scale": scale, "per_rank": []}
+           "platform": plat.get("names", []), "borrowed": plat.get("borrowed", []), "compute_from": compute_from,
+           "compute_scale": scale, "per_rank": []}
     for k in sorted(ops):
         a = acct[k]
         row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k]}
