@@ -4,7 +4,8 @@
 # both ranks and the bytes given), a race-free one must not (exit 0).
 #   races.sh PYTHON TRACE_DIR MODE EXPECT LAUNCHER... (the launcher ends with the program)
 # MODE: the program's argument ("-": none); EXPECT: "none", or the
-# substring the report must contain.
+# substring the report must contain.  LATE_UNLOCK_MS=M: every unlock record
+# is stretched by M ms before the report (tests/trace_late_unlocks.py).
 py=$1 dir=$2 mode=$3 expect=$4
 shift 4
 tool=$(dirname "$0")/../tools/loom
@@ -12,6 +13,9 @@ rm -rf "$dir"
 if [ "$mode" = - ]; then set -- "$@"; else set -- "$@" "$mode"; fi
 LOOM_TRACE=$dir LOOM_TRACE_RUNS=1 "$@" || { echo "races: the program failed"; exit 1; }
 "$py" "$tool" trace check "$dir" || exit 1
+if [ -n "${LATE_UNLOCK_MS:-}" ]; then  # as if descheduled inside each unlock (tests/trace_late_unlocks.py)
+  "$py" "$(dirname "$0")/trace_late_unlocks.py" "$dir" "$LATE_UNLOCK_MS" || exit 1
+fi
 out=$("$py" "$tool" trace races "$dir"); rc=$?
 echo "$out"
 if [ "$expect" = none ]; then

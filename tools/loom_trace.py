@@ -248,42 +248,76 @@ def view(ranks):
     return {"traceEvents": ev, "displayTimeUnit": "ns", "otherData": meta}
 
 
-def flows(ranks, origin):
-    """Arrows from the unlock that handed a lock over to the lock that got
-    it: a lock's record carries the hand-over value (releasing rank + 1 in
-    bits 24-39; in format 1, bits 32-39), and the releaser is that rank's last unlock of the same
-    lock before the acquisition ended.  Without a value (LOOM_EXACT=0, or a
-    releaser that never wrote under a lock) there is no arrow.  And arrows
-    from the rank that arrived last at a full barrier (its barrier's start)
-    to every other rank's leaving it: what each rank waited for."""
-    unlocks = defaultdict(list)  # (lock, rank) -> [(global end, global start, thread)]
-    def handover_rank(r, b):  # the releasing rank a hand-over value names (format 1: 8 bits at 32)
-        return (((b >> 32) & 0xff) if r.version == 1 else ((b >> 24) & 0xffff)) - 1
+def handovers(ranks):
+    """Each lock acquisition's releasing unlock: {(rank, lock record index):
+    (rank, unlock record index)}, for every lock record that got the lock.
+    The lock's record carries the hand-over value the releaser's unlock
+    left (its rank, barrier epoch and release count; 0: none), so the
+    releaser is the unlock of the same lock that left that value; a value
+    repeats only when its rank unlocked again without a release in between
+    (or 256 barriers later), and then it is the latest of them that started
+    before the acquisition ended.  Without a value (LOOM_EXACT=0, or no
+    release yet in the epoch) it is the unlock of that lock that started
+    last before the acquisition ended.  Start, not end: an unlock's start
+    comes before its hand-over, but its end may come long after the next
+    holder has the lock (a rank descheduled between the two)."""
+    bound = max(r.bound_ns() for r in ranks) + 1000
+    by_value = defaultdict(list)  # (lock, value) -> [(global start, rank, index)]
+    by_lock = defaultdict(list)  # lock -> [(global start, rank, index)]
     for r in ranks:
-        for t0, dur, ty, fl, th, a, b in r.recs:
+        for k, (t0, dur, ty, fl, th, a, b) in enumerate(r.recs):
             if ty == 4:
-                unlocks[(a, r.rank)].append((r.to_global(t0 + dur), r.to_global(t0), th))
-    for v in unlocks.values():
+                u = (r.to_global(t0), r.rank, k)
+                by_lock[a].append(u)
+                if b:
+                    by_value[(a, b)].append(u)
+    for v in list(by_value.values()) + list(by_lock.values()):
         v.sort()
-    out, n = [], 0
+    inf = float("inf")
+    out = {}
     for r in ranks:
-        for t0, dur, ty, fl, th, a, b in r.recs:
-            if ty != 3 or fl & 1 or not b:
-                continue
-            src = handover_rank(r, b)
-            if src < 0 or src == r.rank:
+        for k, (t0, dur, ty, fl, th, a, b) in enumerate(r.recs):
+            if ty != 3 or fl & 1:
                 continue
             end = r.to_global(t0 + dur)
-            cands = unlocks.get((a, src), [])
-            i = bisect.bisect_right(cands, (end, float("inf"))) - 1
-            if i < 0:
-                continue
-            u_end, u_start, u_th = cands[i]
-            n += 1
-            out.append({"ph": "s", "id": n, "name": "lock hand-over", "cat": "lock", "pid": src, "tid": u_th,
-                        "ts": (u_start - origin) / 1000.0})
-            out.append({"ph": "f", "bp": "e", "id": n, "name": "lock hand-over", "cat": "lock", "pid": r.rank,
-                        "tid": th, "ts": (end - origin) / 1000.0 - 1e-3})
+            pick = None
+            cands = by_value.get((a, b), []) if b else []
+            if len(cands) == 1:
+                pick = cands[0]
+            elif cands:
+                j = bisect.bisect_right(cands, (end + bound, inf, inf)) - 1
+                pick = cands[max(j, 0)]
+            else:
+                cands = by_lock.get(a, [])
+                j = bisect.bisect_right(cands, (end, inf, inf)) - 1
+                pick = cands[j] if j >= 0 else None
+            if pick is not None:
+                out[(r.rank, k)] = pick[1:]
+    return out
+
+
+def flows(ranks, origin):
+    """Arrows from the unlock that handed a lock over to the lock that got
+    it (handovers(); only for locks that got a hand-over value: without one,
+    LOOM_EXACT=0 or a releaser that never wrote under a lock, there is no
+    arrow).  And arrows from the rank that arrived last at a full barrier
+    (its barrier's start) to every other rank's leaving it: what each rank
+    waited for."""
+    by_rank = {r.rank: r for r in ranks}
+    out, n = [], 0
+    for (rk, k), (src, uk) in sorted(handovers(ranks).items()):
+        r = by_rank[rk]
+        t0, dur, ty, fl, th, a, b = r.recs[k]
+        if not b or src == rk:
+            continue
+        end = r.to_global(t0 + dur)
+        u0, _, _, _, u_th, _, _ = by_rank[src].recs[uk]
+        u_start = by_rank[src].to_global(u0)
+        n += 1
+        out.append({"ph": "s", "id": n, "name": "lock hand-over", "cat": "lock", "pid": src, "tid": u_th,
+                    "ts": (u_start - origin) / 1000.0})
+        out.append({"ph": "f", "bp": "e", "id": n, "name": "lock hand-over", "cat": "lock", "pid": r.rank,
+                    "tid": th, "ts": (end - origin) / 1000.0 - 1e-3})
     if len(ranks) < 2:
         return out
     bars = defaultdict(dict)  # barrier number -> rank -> (global start, global end, thread)
@@ -520,31 +554,9 @@ def races(ranks):
     if not any(line.startswith("LOOM_TRACE_RUNS=1") for line in ranks[0].config.splitlines()):
         return {"error": "this trace has no byte runs: run the program with LOOM_TRACE_RUNS=1 as well as LOOM_TRACE"}
     # Each lock event's releasing unlock: (rank, event index) or None.
-    unlocks = defaultdict(list)  # lock id -> [(end, left value, rank, index)]
-    for rk, ev in evs.items():
-        for i, (kind, key, end, _) in enumerate(ev):
-            if kind == "unlock":
-                unlocks[key[0]].append((end, key[1], rk, i))
-    for lst in unlocks.values():
-        lst.sort()
-    bound = max(r.bound_ns() for r in ranks) + 1000
-    src = {}
-    for rk, ev in evs.items():
-        for i, (kind, key, end, _) in enumerate(ev):
-            if kind != "lock":
-                continue
-            lst = unlocks.get(key[0], [])
-            j = bisect.bisect_right(lst, (end + bound, float("inf"))) - 1
-            pick = None
-            if key[1]:  # the hand-over value names the releaser's record
-                for m in range(j, -1, -1):
-                    if lst[m][1] == key[1]:
-                        pick = lst[m]
-                        break
-            if pick is None:
-                j = bisect.bisect_right(lst, (end, float("inf"))) - 1
-                pick = lst[j] if j >= 0 else None
-            src[(rk, i)] = (pick[2], pick[3]) if pick else None
+    event_of = {(rk, e[3]): i for rk, ev in evs.items() for i, e in enumerate(ev)}
+    src = {(rk, event_of[(rk, k)]): (u_rk, event_of[(u_rk, uk)])
+           for (rk, k), (u_rk, uk) in handovers(ranks).items()}
     # The simulation: every rank advances through its events; a barrier
     # waits for every rank, a split barrier's wait for every arrive, a lock
     # for its unlock.  vc[r] is rank r's clock; start[r][i] its clock when
