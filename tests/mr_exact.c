@@ -16,6 +16,12 @@
  *  4. The same through loom_trylock.
  *  5. Pages their home writes for the first time after another rank
  *     fetched them (and after the home looked at what others fetched).
+ *  6. A page its home wrote in place that goes read-only before the home's
+ *     next release, because another rank's first diff of it asked the home
+ *     to watch its writes (home migration): the home's write is still
+ *     named in its next record.  Threads of one rank hit this when one
+ *     thread's acquire takes the watch while another has written the page;
+ *     here loom_acquire inside a critical section does the same.
  * Turns are taken through an atomic word, so that each round's acquires
  * happen in the order the test needs. */
 #include <sched.h>
@@ -214,6 +220,38 @@ int main(int argc, char** argv) {
     }
   }
   CHECK(bad == 0);
+
+  /* 6. A home write, then the page read-only by a migration watch. */
+  uint64_t* watched = NULL;
+  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&watched));
+  CHECK_OK(loom_barrier());
+  const uint64_t t6 = base + 3 * (uint64_t)P;
+  if (n > 1 && r == 1) {
+    wait_turn(turn, t6);
+    CHECK_OK(loom_lock(A)); /* a copy the home tracks */
+    CHECK(watched[0] == 0);
+    CHECK_OK(loom_unlock(A));
+    CHECK_OK(loom_atomic_fetch_add(turn, 1, NULL));
+    wait_turn(turn, t6 + 2);
+    CHECK_OK(loom_lock(B)); /* this rank's first diff of the page: a watch request to the home */
+    watched[8] = 7;
+    CHECK_OK(loom_unlock(B));
+    CHECK_OK(loom_atomic_fetch_add(turn, 1, NULL));
+    wait_turn(turn, t6 + 4);
+    CHECK_OK(loom_lock(A));
+    CHECK(watched[0] == 42); /* the home's write, through lock A */
+    CHECK(watched[8] == 7);
+    CHECK_OK(loom_unlock(A));
+  } else if (n > 1 && r == 0) {
+    wait_turn(turn, t6 + 1);
+    CHECK_OK(loom_lock(A));
+    watched[0] = 42; /* in place, at the home */
+    CHECK_OK(loom_atomic_fetch_add(turn, 1, NULL));
+    wait_turn(turn, t6 + 3);
+    CHECK_OK(loom_acquire()); /* takes the watch: the page goes read-only */
+    CHECK_OK(loom_unlock(A));
+    CHECK_OK(loom_atomic_fetch_add(turn, 1, NULL));
+  }
   CHECK_OK(loom_barrier());
   return mr_finish("mr_exact");
 }

@@ -95,8 +95,16 @@ static void* stress(void* arg) {
     }
     bar();
     {
-      int bad = 0;
-      for (int i = 0; i < kBytes; i++) bad += bytes[i] != expect_b[i];
+      int bad = 0, first = -1, last = -1;
+      for (int i = 0; i < kBytes; i++)
+        if (bytes[i] != expect_b[i]) {
+          bad++;
+          if (first < 0) first = i;
+          last = i;
+        }
+      if (bad)
+        fprintf(stderr, "worker %d round %d: %d bytes wrong in [%d, %d] (first: %u, expected %u)\n", r, round, bad,
+                first, last, bytes[first], expect_b[first]);
       CHECK(bad == 0);
     }
     /* Phase C: increments under locks, each rank its own random schedule. */
@@ -116,7 +124,12 @@ static void* stress(void* arg) {
     bar();
     {
       int bad = 0;
-      for (int c = 0; c < kCounters; c++) bad += counters[c * 128] != expect_c[c];
+      for (int c = 0; c < kCounters; c++)
+        if (counters[c * 128] != expect_c[c]) {
+          if (!bad++)
+            fprintf(stderr, "worker %d round %d: counter %d is %llu, expected %llu\n", r, round, c,
+                    (unsigned long long)counters[c * 128], (unsigned long long)expect_c[c]);
+        }
       CHECK(bad == 0);
     }
     bar();

@@ -168,7 +168,14 @@ bool home_rw_page(uint32_t p) {
 void collect_home_writes() {
   Intervals& v = rt.ivl;
   PageTable& pt = rt.pages;
-  if (v.home_rw.empty() && v.flagged_rw.empty() && v.always.empty()) return;
+  if (v.home_rw.empty() && v.flagged_rw.empty() && v.always.empty() && v.protected_rw.empty()) return;
+  // Written, then made read-only by another part of the protocol before
+  // this record: named (the loops below drop such pages, no longer
+  // writable, from their lists).  Another rank may have fetched the page
+  // before the write: without this, its copy would stay stale.
+  for (uint32_t p : v.protected_rw)
+    if (pt.home[p] == rt.rank && pt.mode[p] == LOOM_PROTOCOL_HLRC) v.pending.push_back(p);
+  v.protected_rw.clear();
   // A fetcher sets its bit in the page's copy-set word, then raises this
   // rank's flag count, then reads the page; this rank wrote the page, then
   // reads the count: with a full fence on both sides one sees the other.
@@ -282,6 +289,11 @@ void ivl_before_fetch(int h, uint64_t first, uint64_t n) {
   for (uint64_t q = first; q < first + n; q++) v.state[q] |= kIvlFlagged;
 }
 
+void ivl_home_protected(uint64_t p) {
+  Intervals& v = rt.ivl;
+  if (v.on && (v.state[p] & kIvlHomeRw)) v.protected_rw.push_back((uint32_t)p);
+}
+
 void ivl_home_write(uint64_t p) {
   Intervals& v = rt.ivl;
   if (!v.on || (v.state[p] & kIvlHomeRw)) return;
@@ -306,6 +318,7 @@ void ivl_record() {
   if (!v.on) return;
   if (v.in_barrier) {  // the barrier's acquire covers this interval
     v.pending.clear();
+    v.protected_rw.clear();
     return;
   }
   collect_home_writes();
@@ -374,6 +387,7 @@ void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
     std::fill(v.known.begin(), v.known.end(), 0);
     v.known_grew = v.partial = false;
     v.pending.clear();
+    v.protected_rw.clear();
     for (uint32_t p : v.always) {  // trapped again from the next record
       v.state[p] &= (uint8_t)~kIvlAlways;
       v.flagged_rw.push_back(p);

@@ -100,6 +100,7 @@ struct Intervals {
   std::vector<uint32_t> home_rw;     // hlrc home pages written in place that no other rank had fetched
   std::vector<uint32_t> flagged_rw;  // ... that another rank fetched, written since the last record
   std::vector<uint32_t> always;      // ... named in every record (kIvlAlways)
+  std::vector<uint32_t> protected_rw;  // ... made read-only by another part of the protocol since written
   uint64_t flags_seen = 0;           // this rank's flag count when home_rw was last looked at
   size_t home_rw_checked = 0;        // home_rw's first entries, looked at since they were written
   std::vector<uint32_t> marked;      // pages with kIvlStale
@@ -117,6 +118,7 @@ struct Intervals {
     home_rw.clear();
     flagged_rw.clear();
     always.clear();
+    protected_rw.clear();
     flags_seen = 0;
     home_rw_checked = 0;
     marked.clear();
@@ -129,6 +131,10 @@ uint64_t ivl_meta_bytes(int nranks);
 // ---- from the hlrc protocol ----
 void ivl_before_fetch(int home, uint64_t first, uint64_t n);  // join the copy-sets
 void ivl_home_write(uint64_t page);                           // written in place
+// A home page written in place goes read-only outside this module (a
+// migration watch traps the home's next write): what was written while it
+// was writable is named in the next record all the same.
+void ivl_home_protected(uint64_t page);
 void ivl_written(const std::vector<uint32_t>& pages);         // diffs complete at the homes
 void ivl_atomic(uint64_t page);
 bool ivl_scoped();                                            // the acquire under way is exact

@@ -37,6 +37,9 @@ void watch_pages(uint64_t first, uint64_t n) {
     if (pt.home[p] != rt.rank || !(pt.flags[p] & kAlloc) || !page_protocol(p).migrates) continue;
     rt.mig.state[p] |= kWatched;
     if (pt.state[p] == kRW) {
+      // Another thread of this rank may have written the page since this
+      // rank's last release (the watch arrives at any acquire).
+      ivl_home_protected(p);
       vm_protect(p, 1, kRO);
       pt.state[p] = kRO;
     }
