@@ -3,7 +3,9 @@
 # every record well formed (loom trace check), the Perfetto JSON valid
 # (loom trace view: per track non-decreasing timestamps, complete events
 # properly nested), and the summary readable; with EXPECT_NOTICES, notices
-# of that kind; with EXPECT_THREADS=T, operations of T threads per rank.
+# of that kind; with EXPECT_THREADS=T, operations of T threads per rank;
+# with EXPECT_LOCK_ARROWS=value, lock hand-over arrows matched by the
+# hand-over value; =time, arrows all matched by time (no values).
 #   trace_check.sh PYTHON TRACE_DIR LAUNCHER... -- PROGRAM [ARGS]
 py=$1 dir=$2
 shift 2
@@ -24,6 +26,13 @@ if [ -n "${EXPECT_THREADS:-}" ]; then  # every rank's operations on that many th
 ranks={e['pid'] for e in ev if e.get('ph') == 'X'}; \
 sys.exit(0 if all({e['tid'] for e in ev if e.get('ph') == 'X' and e['pid'] == p} >= set(range(n)) for p in ranks) else 1)" \
     "$dir/trace.json" "$EXPECT_THREADS" || { echo "trace_check: not every rank has $EXPECT_THREADS thread tracks"; exit 1; }
+fi
+if [ -n "${EXPECT_LOCK_ARROWS:-}" ]; then  # hand-over arrows, each matched the way expected
+  "$py" -c "import json,sys; ev=json.load(open(sys.argv[1]))['traceEvents']; \
+s=[e for e in ev if e.get('ph') == 's' and e.get('cat') == 'lock']; \
+m=[e['args']['matched by'] for e in s]; \
+sys.exit(0 if ('hand-over value' in m if sys.argv[2] == 'value' else m and set(m) == {'time'}) else 1)" \
+    "$dir/trace.json" "$EXPECT_LOCK_ARROWS" || { echo "trace_check: no lock arrows matched by $EXPECT_LOCK_ARROWS as expected"; exit 1; }
 fi
 du -sh "$dir" | sed 's/^/trace_check: trace size /'
 rm -rf "$dir"  # kept only when a check failed

@@ -298,24 +298,24 @@ def handovers(ranks):
 
 def flows(ranks, origin):
     """Arrows from the unlock that handed a lock over to the lock that got
-    it (handovers(); only for locks that got a hand-over value: without one,
-    LOOM_EXACT=0 or a releaser that never wrote under a lock, there is no
-    arrow).  And arrows from the rank that arrived last at a full barrier
-    (its barrier's start) to every other rank's leaving it: what each rank
-    waited for."""
+    it (handovers(): by the hand-over value, or without one, LOOM_EXACT=0
+    or a releaser with no release yet in the epoch, by time; the arrow's
+    args say which).  And arrows from the rank that arrived last at a full
+    barrier (its barrier's start) to every other rank's leaving it: what
+    each rank waited for."""
     by_rank = {r.rank: r for r in ranks}
     out, n = [], 0
     for (rk, k), (src, uk) in sorted(handovers(ranks).items()):
         r = by_rank[rk]
         t0, dur, ty, fl, th, a, b = r.recs[k]
-        if not b or src == rk:
+        if src == rk:
             continue
         end = r.to_global(t0 + dur)
         u0, _, _, _, u_th, _, _ = by_rank[src].recs[uk]
         u_start = by_rank[src].to_global(u0)
         n += 1
         out.append({"ph": "s", "id": n, "name": "lock hand-over", "cat": "lock", "pid": src, "tid": u_th,
-                    "ts": (u_start - origin) / 1000.0})
+                    "ts": (u_start - origin) / 1000.0, "args": {"matched by": "hand-over value" if b else "time"}})
         out.append({"ph": "f", "bp": "e", "id": n, "name": "lock hand-over", "cat": "lock", "pid": r.rank,
                     "tid": th, "ts": (end - origin) / 1000.0 - 1e-3})
     if len(ranks) < 2:
