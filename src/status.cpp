@@ -94,6 +94,10 @@ Status agree_errors(Status mine, const char* step, int comm_size, int comm_rank,
   } else if (g_log && !mine.is_ok() && !same) {
     std::fprintf(stderr, "loom[%d]: error: %s\n", g_rank, msg);
   }
+  // Nobody returns the error before the message is out: a program that
+  // exits on it would have the launcher kill the printing rank first (seen
+  // under load: the "(the same on all 3 ranks)" line never came).
+  MPI_Barrier(comm);
   if (!mine.is_ok()) return mine;
   return fail_quiet((loom_status_t)code, "%s failed on rank %d: %s", step, first, firsts);
 }
