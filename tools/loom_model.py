@@ -470,10 +470,15 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
         sec = net if spread else ins
         work(me, max(0.0, float(sec["barrier_us"]) - (float(sec["latency_us"]) if spread else 0.0)), "barrier")
 
+    note = lt.Progress("loom predict")
+    first = min(ops) if ops else 0
+
     def actor(me):
         a = acct[me]
         full = 0
-        for o in ops[me]:
+        for i, o in enumerate(ops[me]):
+            if me == first and i % 256 == 0:
+                note(f"replayed {100 * i // max(1, len(ops[me]))}% of rank {me}'s operations, simulated time {e.clock:.4f} s")
             if o.compute > 0:
                 t = o.compute * scale
                 pend[me] += t / cpu
@@ -556,6 +561,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
     for k in sorted(ops):
         sg.Actor.create(f"rank{k}", hobj[host_of(k)], actor, k)
     e.run()
+    note.done()
     if len(finish) != n:
         stuck = sorted(set(ops) - set(finish))
         raise RuntimeError(f"the replay deadlocked: ranks {stuck} never finished (a lock or barrier the trace "

@@ -20,6 +20,7 @@ import json
 import os
 import struct
 import sys
+import time
 from collections import defaultdict
 
 MAGIC = b"LOOMTRC1"
@@ -80,11 +81,39 @@ class Rank:
         return max((b for _, _, b in self.clock), default=0)
 
 
+class Progress:
+    """Progress on standard error for work that takes more than a few
+    seconds: nothing for the first LOOM_TOOL_PROGRESS_AFTER seconds (3),
+    then a line at most every 2 s, and one at the end if any was printed."""
+
+    def __init__(self, what):
+        self.what, self.t0, self.last, self.printed = what, time.monotonic(), 0.0, False
+        try:
+            self.after = float(os.environ.get("LOOM_TOOL_PROGRESS_AFTER", "3"))
+        except ValueError:
+            self.after = 3.0
+
+    def __call__(self, msg):
+        now = time.monotonic()
+        if now - self.t0 >= self.after and (not self.printed or now - self.last >= 2.0):
+            print(f"{self.what}: {msg} ({now - self.t0:.1f} s)", file=sys.stderr, flush=True)
+            self.last, self.printed = now, True
+
+    def done(self):
+        if self.printed:
+            print(f"{self.what}: done in {time.monotonic() - self.t0:.1f} s", file=sys.stderr, flush=True)
+
+
 def load(d):
     files = sorted(f for f in os.listdir(d) if f.startswith("rank") and f.endswith(".lt"))
     if not files:
         raise ValueError(f"{d}: no rank<R>.lt files (was the program run with LOOM_TRACE={d}?)")
-    ranks = [Rank(os.path.join(d, f)) for f in files]
+    note = Progress("loom: reading the trace")
+    ranks = []
+    for i, f in enumerate(files):
+        note(f"rank file {i + 1} of {len(files)}")
+        ranks.append(Rank(os.path.join(d, f)))
+    note.done()
     ranks.sort(key=lambda r: r.rank)
     return ranks
 
@@ -205,7 +234,9 @@ def view(ranks):
     """Chrome/Perfetto trace-event JSON (ts and dur in microseconds)."""
     origin = min(r.to_global(r.recs[0][0]) for r in ranks if r.recs)
     ev = []
+    note = Progress("loom trace view")
     for r in ranks:
+        note(f"rank {r.rank} of {len(ranks)}")
         pid = r.rank
         ev.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
                    "args": {"name": f"rank {r.rank} ({r.host})"}})
@@ -242,7 +273,9 @@ def view(ranks):
             prev = e if prev is None else max(prev, e)
         out.sort(key=lambda d: (d["ts"], -d.get("dur", 0)))
         ev += out
+    note("the arrows")
     ev += flows(ranks, origin)
+    note.done()
     meta = {"ranks": len(ranks), "clock bound us": max(r.bound_ns() for r in ranks) / 1000.0,
             "loom": ranks[0].build}
     return {"traceEvents": ev, "displayTimeUnit": "ns", "otherData": meta}
@@ -567,10 +600,13 @@ def races(ranks):
     arrived = defaultdict(dict)  # ("barrier"|"arrive", number) -> {rank: clock}
     pos = {rk: 0 for rk in evs}
     merge = lambda x, y: [max(p, q) for p, q in zip(x, y)]
+    note = Progress("loom trace races")
+    total = sum(len(ev) for ev in evs.values())
     progress = True
     while progress:
         progress = False
         for rk, ev in evs.items():
+            note(f"ordering: {sum(pos.values())} of {total} synchronization events")
             while pos[rk] < len(ev):
                 i = pos[rk]
                 kind, key, _, _ = ev[i]
@@ -610,7 +646,8 @@ def races(ranks):
             if iv <= pos[rk]:  # intervals the simulation reached
                 by_page[(lo // ranks[0].page, life)][rk].append((lo, hi, iv, k))
     found = {}
-    for (page, life), per in by_page.items():
+    for done, ((page, life), per) in enumerate(by_page.items()):
+        note(f"comparing: page {done} of {len(by_page)}")
         rks = sorted(per)
         for x in range(len(rks)):
             for y in range(x + 1, len(rks)):
@@ -628,6 +665,7 @@ def races(ranks):
                             found[key] = [lo, hi]
                         else:
                             f[0], f[1] = min(f[0], lo), max(f[1], hi)
+    note.done()
     blocks = []
     for x in ranks[0].recs:
         if x[2] == 7:
@@ -679,7 +717,7 @@ def main(a):
         ranks = load(a.dir)
     except (OSError, ValueError) as e:
         print(f"loom trace: {e}", file=sys.stderr)
-        return 1
+        return 2  # not 1: races exits 1 when it finds races
     if a.what == "races":
         s = races(ranks)
         if a.json:
