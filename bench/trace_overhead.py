@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """What tracing costs: every application's Loom build run untraced and then
 traced (LOOM_TRACE), back to back, --reps times; the table gives the median
-time of each and their ratio (the claim), and the trace's size.
+time of each and their ratio (the claim), and the trace's size.  --runs
+traces with LOOM_TRACE_RUNS=1 as well (what the race report needs: every
+diff's byte runs).
 
-  bench/trace_overhead.py [--apps sor,lu,...] [--ranks 2] [--reps 5] [--size paper|test] [--json F]
+  bench/trace_overhead.py [--apps sor,lu,...] [--ranks 2] [--reps 5] [--size paper|test] [--runs] [--json F]
 """
 import argparse
 import json
@@ -24,6 +26,7 @@ def main():
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--size", choices=["paper", "test"], default="paper")
+    ap.add_argument("--runs", action="store_true", help="trace with LOOM_TRACE_RUNS=1 too (the race report's mode)")
     common_args(ap)
     a = ap.parse_args()
     tdir = tempfile.mkdtemp(prefix="loom-trace-overhead-")
@@ -37,9 +40,12 @@ def main():
             for traced in (False, True):
                 env = dict(os.environ)
                 env.pop("LOOM_TRACE", None)
+                env.pop("LOOM_TRACE_RUNS", None)
                 if traced:
                     shutil.rmtree(tdir, ignore_errors=True)
                     env["LOOM_TRACE"] = tdir
+                    if a.runs:
+                        env["LOOM_TRACE_RUNS"] = "1"
                 res, err, _ = run(cmd, a.timeout, env)
                 if not res:
                     print(f"{app}: FAILED ({err})", file=sys.stderr)
@@ -63,7 +69,7 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"suite": "trace_overhead", "loom": build_info(a.build_dir),
-                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ranks": a.ranks, "reps": a.reps,
+                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ranks": a.ranks, "reps": a.reps, "runs": a.runs,
                        "size": a.size, "rows": rows, "machine": machine(a.mpiexec)}, f, indent=1)
     return 0 if rows and all(r["valid"] for r in rows) else 1
 

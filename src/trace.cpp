@@ -189,6 +189,19 @@ void trace_page_runs(uint64_t p, const uint8_t* twin, const uint8_t* cur, int ho
       &c);
 }
 
+void trace_run_list(uint64_t p, const uint32_t* off, const uint32_t* len, size_t n, int home) {
+  const uint64_t t = trace_now(), base = p * (uint64_t)kPage, h = (uint64_t)(uint16_t)home << 48;
+  const uint16_t th = (uint16_t)thread_index();
+  for (size_t i = 0; i < n; i++) put(TraceRec{t, 0, (uint8_t)Ev::Run, 0, th, base + off[i], len[i] | h});
+}
+
+void trace_flush_full() {
+  if (g_trace_on && g.full_pending) {
+    flush(g.full);
+    g.full_pending = false;
+  }
+}
+
 void trace_sync_point(bool barrier) {
   if (!g_trace_on) return;
   const uint64_t t = trace_now();

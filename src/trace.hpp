@@ -61,6 +61,11 @@ extern bool g_trace_runs;
 inline bool trace_runs() { return g_trace_runs; }
 // One Run record per changed run of page p (twin against the current copy).
 void trace_page_runs(uint64_t p, const uint8_t* twin, const uint8_t* cur, int home);
+// The same from the runs a release already computed for the page's diff.
+void trace_run_list(uint64_t p, const uint32_t* off, const uint32_t* len, size_t n, int home);
+// Writes a full buffer now (outside the fault handler only): for loops
+// that record many runs in one release.
+void trace_flush_full();
 
 // loom_init (collective, after the transport and the clock): open the file,
 // write the header, sync the clock.  LOOM_TRACE empty: nothing.

@@ -426,7 +426,10 @@ void release_pages(std::vector<uint32_t>& list) {
       rt.tp.put_runs(pt.home[p], Seg::Data, p * kPage, slot(p), runs.off.data(), runs.len.data(), runs.off.size());
     rt.st.s.diffs++;
     rt.st.s.diff_bytes += bytes;
-    if (trace_runs()) trace_page_runs(p, pt.twins + p * kPage, slot(p), pt.home[p]);
+    if (trace_runs()) {  // the diff's own runs: no second pass over the page
+      trace_run_list(p, runs.off.data(), runs.len.data(), runs.off.size(), pt.home[p]);
+      trace_flush_full();  // a release of many scattered pages fills buffers
+    }
     if (trace_on())
       trace_event(Ev::Diff, tt, p,
                   (uint64_t)(uint32_t)bytes | (uint64_t)(uint16_t)std::min<size_t>(runs.off.size(), 0xffff) << 32 |
