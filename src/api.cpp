@@ -13,6 +13,7 @@
 #include "clock.hpp"
 #include "config.hpp"
 #include "heap.hpp"
+#include "placement.hpp"
 #include "trace.hpp"
 #include "intercept.hpp"
 #include "small_alloc.hpp"
@@ -300,6 +301,10 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
       return checkpoint_restore(rt.cfg.restart_dir);
     }(), "loom_init: the restart"));
   stat_clock_init();
+  {
+    DeferErrors once;  // printed once for all ranks, by agree_ok
+    LOOM_TRY(agree_ok(placement_load(rt.cfg.placement, rt.nranks), "loom_init (LOOM_PLACEMENT)"));
+  }
   LOOM_TRY(trace_start());  // before rt.active: a failure leaves nothing behind
   rt.active = true;
   static bool exit_armed = false;
@@ -480,11 +485,15 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
                   "(make the collective allocations in the same order and sizes as the run that wrote it)",
                   ck.replayed + 1, (unsigned long long)npages, (unsigned long long)b.second);
     ck.replayed++;
+    placement_skip();
     ck.collective.push_back(b);
     for (uint64_t p = b.first; p < b.first + b.second; p++) rt.pages.flags[p] |= kAlloc;
     *out = rt.base + b.first * kPage;
     return Status::ok();
   }
+  // A placement file's homes for this allocation (the same on every rank).
+  static std::vector<int16_t>& placed = *new std::vector<int16_t>();  // never destroyed: see runtime.hpp
+  LOOM_TRY(placement_next(npages, &placed));
   // Rank 0 allocates, everyone learns the result (first page, or ~0 on error).
   uint64_t first = ~0ull;
   if (rt.rank == 0) {
@@ -498,7 +507,7 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
                                      "(rank 0 says why)", size);
   proto_release();
   sync_barrier_raw();
-  proto_reset_range(first, npages, true, policy, home_rank, protocol);
+  proto_reset_range(first, npages, true, policy, home_rank, protocol, placed.empty() ? nullptr : placed.data());
   sync_barrier_raw();
   ck.collective.emplace_back(first, npages);
   *out = rt.base + first * kPage;

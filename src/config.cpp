@@ -117,6 +117,8 @@ Status p_sfile(loom_config_t* c, const char* n, const char* v) { return path_int
 void w_sfile(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->stats_file); }
 
 Status p_trace(loom_config_t* c, const char* n, const char* v) { return path_into(c->trace_dir, sizeof c->trace_dir, n, v); }
+Status p_place(loom_config_t* c, const char* n, const char* v) { return path_into(c->placement, sizeof c->placement, n, v); }
+void w_place(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->placement); }
 void w_trace(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%s", c->trace_dir); }
 
 Status p_restart(loom_config_t* c, const char* n, const char* v) {
@@ -283,6 +285,8 @@ const Setting kSettings[] = {
     {"LOOM_TRACE_RUNS", "0", "with LOOM_TRACE: also record the byte runs of every diff a release sends, for the race "
      "report (tools/loom trace races; a home's writes in place are not diffs and are not in it)",
      p_trace_runs, w_trace_runs},
+    {"LOOM_PLACEMENT", "", "a placement file (tools/loom place writes one from a trace): homes for page ranges of the "
+     "program's collective allocations, in the order it makes them", p_place, w_place},
     {"LOOM_CHECKPOINT_DIR", "", "directory loom_checkpoint(NULL) and LOOM_CHECKPOINT_EVERY write to", p_ckdir, w_ckdir},
     {"LOOM_CHECKPOINT_EVERY", "0", "checkpoint the global memory at every K-th loom_barrier into LOOM_CHECKPOINT_DIR; 0: never",
      p_ckevery, w_ckevery},
@@ -400,6 +404,7 @@ Status config_from_env(loom_config_t* cfg) {
     else if (v && !*v && s.parse == p_restart) cfg->restart_dir[0] = 0;
     else if (v && !*v && s.parse == p_ckdir) cfg->checkpoint_dir[0] = 0;
     else if (v && !*v && s.parse == p_trace) cfg->trace_dir[0] = 0;
+    else if (v && !*v && s.parse == p_place) cfg->placement[0] = 0;
   }
   return config_validate(cfg);
 }

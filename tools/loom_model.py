@@ -628,6 +628,11 @@ def main(a):
         return 2
     try:
         ranks = lt.load(a.dir)
+        if getattr(a, "placement", ""):
+            import loom_place
+            changed = loom_place.apply(ranks, a.placement)
+            print(f"loom predict: with the homes of {a.placement} ({changed} fault and diff records changed)",
+                  file=sys.stderr)
     except (OSError, ValueError) as ex:
         print(f"loom predict: {ex}", file=sys.stderr)
         return 2

@@ -660,7 +660,7 @@ void proto_free_block(uint64_t first, uint64_t n) {
 }
 
 void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home,
-                       loom_protocol_t protocol) {
+                       loom_protocol_t protocol, const int16_t* placed) {
   PageTable& pt = rt.pages;
   vm_protect(first, n, kNone);
   const uint64_t N = (uint64_t)rt.nranks;
@@ -674,6 +674,7 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
         case LOOM_HOME_EXPLICIT: h = explicit_home; break;
         default: h = -1;
       }
+    if (allocated && placed && placed[i] >= 0) h = placed[i];
     pt.state[p] = kNone;
     pt.flags[p] = (uint8_t)((pt.flags[p] & kListed) | (allocated ? kAlloc : 0));  // collective: not kSingle
     migrate_forget(p);
