@@ -7,7 +7,7 @@ replay the trace on a platform file with and without the placement
 barriers).  Prints and writes (--json) the measured medians, the
 predicted times, and their ratios.
 
-  bench/placement_eval.py --app is [--ranks 2] [--reps 5] [--platform P.json]
+  bench/placement_eval.py --app is [--ranks 2] [--reps 5] [--platform P.json ...]
                           [--launch "scripts/cluster.sh run 2 1 --"] [--json F]
 """
 import argparse
@@ -26,9 +26,10 @@ sys.path.insert(0, os.path.join(ROOT, "apps"))
 from run_suite import build_info, machine, run  # noqa: E402
 
 
-def predict(tool, trace, platform, placement, rph):
-    cmd = [sys.executable, tool, "predict", trace, "--platform", platform, "--window", "1:-1", "--json",
-           "--ranks-per-host", str(rph)]
+def predict(tool, trace, platforms, placement, rph):
+    cmd = [sys.executable, tool, "predict", trace, "--window", "1:-1", "--json", "--ranks-per-host", str(rph)]
+    for x in platforms:
+        cmd += ["--platform", x]
     if placement:
         cmd += ["--placement", placement]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -45,7 +46,8 @@ def main():
     ap.add_argument("--ranks-per-host", type=int, default=0, help="for the prediction (default: all on one host, "
                     "or one a host with --launch)")
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--platform", default=os.path.join(ROOT, "docs", "results", "issue17", "platform_one_host.json"))
+    ap.add_argument("--platform", action="append", default=[],
+                    help="platform files for the prediction, merged in order (default: this machine's one-host file)")
     ap.add_argument("--launch", default="", help="a launcher instead of mpiexec -n RANKS (ending in --)")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"))
@@ -53,6 +55,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--json", default="")
     a = ap.parse_args()
+    a.platform = a.platform or [os.path.join(ROOT, "docs", "results", "issue17", "platform_one_host.json")]
     tool = os.path.join(ROOT, "tools", "loom")
     exe = [os.path.join(a.build_dir, "apps", f"{a.app}_loom")]
     launch = a.launch.split() if a.launch else [a.mpiexec, "-n", str(a.ranks)]
@@ -60,7 +63,7 @@ def main():
     rph = a.ranks_per_host or (1 if a.launch else a.ranks)
     work = tempfile.mkdtemp(prefix="loom-placement-")
     trace = os.path.join(work, "trace")
-    env = dict(os.environ, LOOM_TRACE=trace)
+    env = dict(os.environ, LOOM_TRACE=trace, LOOM_TRACE_HOMES="1")
     env.pop("LOOM_PLACEMENT", None)
     res, err, _ = run(cmd, a.timeout, env)
     if not res:

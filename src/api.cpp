@@ -262,8 +262,9 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   uint64_t shape[8] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
                        (uint64_t)rt.cfg.transport, (uint64_t)rt.cfg.protocol, (uint64_t)rt.cfg.migrate,
                        (uint64_t)rt.cfg.exact};
-  uint64_t tracing = (rt.cfg.trace_dir[0] != 0) | (uint64_t)(rt.cfg.trace_runs != 0) << 1;
-  LOOM_TRY(agree(&tracing, 1, "loom_init (LOOM_TRACE or LOOM_TRACE_RUNS set on some ranks only)"));
+  uint64_t tracing = (rt.cfg.trace_dir[0] != 0) | (uint64_t)(rt.cfg.trace_runs != 0) << 1 |
+                     (uint64_t)(rt.cfg.trace_homes != 0) << 2;
+  LOOM_TRY(agree(&tracing, 1, "loom_init (LOOM_TRACE, LOOM_TRACE_RUNS or LOOM_TRACE_HOMES set on some ranks only)"));
   LOOM_TRY(agree(shape, 8,
                  "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP, LOOM_TRANSPORT, LOOM_PROTOCOL, "
                  "LOOM_MIGRATE, LOOM_EXACT)"));
@@ -358,6 +359,7 @@ Status barrier() {
     adapt_apply_own();
   }
   proto_acquire(prefetch, IvlAcquire::Barrier);
+  if (trace_homes()) proto_watch_homes();
   if (prefetch) sync_barrier_raw();
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;

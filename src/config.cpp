@@ -233,6 +233,11 @@ Status p_trace_runs(loom_config_t* c, const char* n, const char* v) {
   return Status::ok();
 }
 void w_trace_runs(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->trace_runs); }
+Status p_trace_homes(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->trace_homes)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_trace_homes(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->trace_homes); }
 
 Status p_exact(loom_config_t* c, const char* n, const char* v) {
   if (!parse_bool(v, &c->exact)) return bad(n, v, "0 or 1");
@@ -285,6 +290,9 @@ const Setting kSettings[] = {
     {"LOOM_TRACE_RUNS", "0", "with LOOM_TRACE: also record the byte runs of every diff a release sends, for the race "
      "report (tools/loom trace races; a home's writes in place are not diffs and are not in it)",
      p_trace_runs, w_trace_runs},
+    {"LOOM_TRACE_HOMES", "0", "with LOOM_TRACE: every barrier makes this rank's home pages fault once more, so that "
+     "the trace holds the home's own accesses in each barrier interval (tools/loom place needs them; a trap per home "
+     "page and interval)", p_trace_homes, w_trace_homes},
     {"LOOM_PLACEMENT", "", "a placement file (tools/loom place writes one from a trace): homes for page ranges of the "
      "program's collective allocations, in the order it makes them", p_place, w_place},
     {"LOOM_CHECKPOINT_DIR", "", "directory loom_checkpoint(NULL) and LOOM_CHECKPOINT_EVERY write to", p_ckdir, w_ckdir},

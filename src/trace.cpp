@@ -22,6 +22,7 @@ namespace loom {
 
 bool g_trace_on = false;
 bool g_trace_runs = false;
+bool g_trace_homes = false;
 
 namespace {
 
@@ -158,6 +159,7 @@ Status trace_start() {
   write_all(h.data(), h.size());
   g_trace_on = true;
   g_trace_runs = rt.cfg.trace_runs != 0;
+  g_trace_homes = rt.cfg.trace_homes != 0;
   sync_record(0);
   g.last_cpu = 0;
   return Status::ok();
@@ -231,6 +233,7 @@ void trace_stop() {
   close(g.fd);
   g_trace_on = false;
   g_trace_runs = false;
+  g_trace_homes = false;
   g = Trace{};
 }
 

@@ -59,6 +59,9 @@ inline bool trace_on() { return g_trace_on; }
 // LOOM_TRACE_RUNS (with a trace): the byte runs of every release.
 extern bool g_trace_runs;
 inline bool trace_runs() { return g_trace_runs; }
+// LOOM_TRACE_HOMES (with LOOM_TRACE): home pages fault again after each barrier.
+extern bool g_trace_homes;
+inline bool trace_homes() { return g_trace_homes; }
 // One Run record per changed run of page p (twin against the current copy).
 void trace_page_runs(uint64_t p, const uint8_t* twin, const uint8_t* cur, int home);
 // The same from the runs a release already computed for the page's diff.

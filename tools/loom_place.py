@@ -2,16 +2,22 @@
 reference pattern of a traced run (the SCI paper's last question: place the
 data where it is used, before running at scale).
 
-Every page of a collective block is scored per rank by what the trace saw
-that rank do to it from away: faults that fetched it (reads, and the first
-write of an interval) and diffs it sent to it (writes).  The home's own
-accesses are not in the trace (it reads and writes its copy in place), so
-the trace's home keeps a page unless another rank's score is higher than
-the home's write traps.  The proposal is written as a placement file
-(LOOM_PLACEMENT; src/placement.hpp has the format): one block per
-collective allocation, in the order the program made them, with its page
-ranges and their homes.
+The run must be traced with LOOM_TRACE_HOMES=1 as well: a home reads and
+writes its copy in place, so without it a home's accesses after its first
+touch leave no record, and every page would look like it belongs to the
+ranks that fetch it (the first version of this tool, scoring without them,
+moved 67 of SOR's pages that their homes wrote every sweep and made it 7x
+slower across two hosts).  With it, each barrier makes the home pages fault
+once more, so the trace holds every rank's accesses per barrier interval.
+Every page of a collective block is scored per rank by the number of
+barrier intervals, after the program's setup (its first full barrier), in
+which that rank touched it (a fault, a fetch, a diff); a page moves to the
+rank with the most when that is more than its home's and at least two.
+The proposal is written as a placement file (LOOM_PLACEMENT;
+src/placement.hpp has the format): one block per collective allocation, in
+the order the program made them, with its page ranges and their homes.
 """
+import bisect
 import os
 import sys
 from collections import defaultdict
@@ -32,26 +38,36 @@ def collective_blocks(ranks):
     return out
 
 
+def setup(ranks):
+    """Global time of the end of the program's setup: the first full
+    barrier's end on rank 0 (0 without one)."""
+    r0 = ranks[0]
+    for x in r0.recs:
+        if x[2] == 2 and x[3] == 0:
+            return r0.to_global(x[0] + x[1])
+    return 0
+
+
 def propose(ranks):
     """Per block: its pages, and for each page with accesses from away the
     trace's home, the scores and the proposed home."""
     n = len(ranks)
     blocks = collective_blocks(ranks)
-    score = defaultdict(lambda: [0] * n)  # page -> per rank: fetches and diffs (home: its write traps)
+    touched = defaultdict(lambda: [set() for _ in range(n)])  # page -> per rank: barrier intervals it touched it in
     home = {}
+    setup_end = setup(ranks)
     for r in ranks:
+        bars = [r.to_global(x[0] + x[1]) for x in r.recs if x[2] == 2 and x[3] == 0]
         for t0, dur, ty, fl, th, a, b in r.recs:
-            if ty == FAULT:
-                h = b & 0xffff
-                if h < n:
-                    home[a] = h
-                if b >> 32 or h == r.rank:  # a fetch, or the home's own write trap
-                    score[a][r.rank] += 1
-            elif ty == DIFF:
-                h = b >> 48
-                if h < n:
-                    home[a] = h
-                score[a][r.rank] += 1
+            if ty not in (FAULT, DIFF):
+                continue
+            h = (b & 0xffff) if ty == FAULT else b >> 48
+            if h < n:
+                home[a] = h
+            g = r.to_global(t0)
+            if g >= setup_end:
+                touched[a][r.rank].add(bisect.bisect_right(bars, g))
+    score = {p: [len(x) for x in v] for p, v in touched.items()}
     out = []
     for k, (first, pages) in enumerate(blocks):
         homes, moved = [None] * pages, 0
@@ -61,7 +77,7 @@ def propose(ranks):
                 continue
             s, h = score[p], home.get(p)
             best = max(range(n), key=lambda q: (s[q], q == h))
-            if h is not None and s[h] >= s[best]:
+            if h is not None and (s[best] <= s[h] or s[best] < 2):
                 best = h
             homes[i] = best
             moved += best != h
@@ -162,6 +178,10 @@ def main(a):
         ranks = lt.load(a.dir)
     except (OSError, ValueError) as e:
         print(f"loom place: {e}", file=sys.stderr)
+        return 2
+    if not any(line.startswith("LOOM_TRACE_HOMES=1") for line in ranks[0].config.splitlines()):
+        print("loom place: this trace lacks the homes' own accesses: run the program with LOOM_TRACE_HOMES=1 as well "
+              "as LOOM_TRACE", file=sys.stderr)
         return 2
     blocks = propose(ranks)
     if not blocks:

@@ -164,6 +164,7 @@ typedef struct loom_config {
   int exact;                        /* 1 (default): a lock's acquire drops the lazy pages written in the intervals it acquires (vector timestamps); 0: every page another rank writes (LOOM_EXACT) */
   char trace_dir[256];              /* write an event trace per rank into this directory (LOOM_TRACE; docs/TRACE.md) */
   int trace_runs;                   /* with a trace: also the byte runs of every diff a release sends, for `loom trace races` (LOOM_TRACE_RUNS) */
+  int trace_homes;                  /* with a trace: each barrier re-protects this rank's home pages, so that its own first access to each in every barrier interval is recorded, for `loom place` (LOOM_TRACE_HOMES) */
   char placement[256];              /* homes for page ranges of the collective allocations, from `loom place` (LOOM_PLACEMENT) */
 } loom_config_t;
 

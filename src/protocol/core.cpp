@@ -659,6 +659,29 @@ void proto_free_block(uint64_t first, uint64_t n) {
   proto_forget_block(first, n);
 }
 
+void proto_watch_homes() {
+  PageTable& pt = rt.pages;
+  uint64_t first = 0, n = 0;
+  auto flush = [&] {
+    if (n) {
+      vm_protect(first, n, kNone);
+      std::memset(&pt.state[first], kNone, n);
+    }
+    n = 0;
+  };
+  for (uint64_t p = 0; p < rt.npages; p++) {
+    const bool watch = pt.home[p] == rt.rank && pt.state[p] != kNone && (pt.flags[p] & kAlloc) &&
+                       pt.mode[p] == LOOM_PROTOCOL_HLRC;
+    if (watch && pt.state[p] == kRW) ivl_home_protected(p);
+    if (watch && n && first + n == p) n++;
+    else if (watch) {
+      flush();
+      first = p, n = 1;
+    }
+  }
+  flush();
+}
+
 void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home,
                        loom_protocol_t protocol, const int16_t* placed) {
   PageTable& pt = rt.pages;

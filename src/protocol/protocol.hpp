@@ -83,6 +83,9 @@ void proto_forget_block(uint64_t first, uint64_t n);
 void proto_free_block(uint64_t first, uint64_t n);
 // Forget every local and directory fact about pages [first, first+n) and
 // give them homes by `policy` and `protocol` (collective: every rank calls).
+// LOOM_TRACE_HOMES, after a barrier: this rank's lazy home pages become
+// inaccessible, so that its next access to each faults and is traced.
+void proto_watch_homes();
 // `placed` (or nullptr): a home per page of the range, -1 where the policy decides (LOOM_PLACEMENT).
 void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_policy_t policy, int explicit_home,
                        loom_protocol_t protocol, const int16_t* placed = nullptr);
