@@ -260,6 +260,9 @@ void test_print() {
   CHECK(config_parse_one(&c, "LOOM_RESTART", "/tmp/rsd").is_ok());
   CHECK(config_parse_one(&c, "LOOM_TRACE", "/tmp/trd").is_ok());
   CHECK(config_parse_one(&c, "LOOM_TRACE_RUNS", "1").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_TRACE_HOMES", "1").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_PLACEMENT", "/tmp/place.txt").is_ok());
+  CHECK(!config_parse_one(&c, "LOOM_TRACE_HOMES", "2").is_ok());
 
   char buf[8192];
   size_t n = config_print(&c, buf, sizeof buf);
@@ -271,7 +274,8 @@ void test_print() {
                         "LOOM_CLOCK_SKEW_NS=1234", "LOOM_PRINT_CONFIG=1",
                         "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_ADAPT=1", "LOOM_EXACT=0", "LOOM_PROTOCOL=erc-invalidate",
                         "LOOM_HANG_TIMEOUT=45", "LOOM_CHECKPOINT_DIR=/tmp/ckd", "LOOM_CHECKPOINT_EVERY=7",
-                        "LOOM_RESTART=/tmp/rsd", "LOOM_TRACE=/tmp/trd", "LOOM_TRACE_RUNS=1"};
+                        "LOOM_RESTART=/tmp/rsd", "LOOM_TRACE=/tmp/trd", "LOOM_TRACE_RUNS=1",
+                        "LOOM_TRACE_HOMES=1", "LOOM_PLACEMENT=/tmp/place.txt"};
   for (const char* w : want) {
     bool found = std::strstr(buf, w) != nullptr;
     CHECK(found);
