@@ -21,17 +21,12 @@ LOOM_TRACE=$dir/plain $launch -n 2 $sor $args > /dev/null || { echo "place_check
 [ $? -eq 2 ] && grep -q "LOOM_TRACE_HOMES=1" "$dir/err.txt" || { echo "place_check: a trace without the homes was not refused"; exit 1; }
 LOOM_TRACE=$dir/homes LOOM_TRACE_HOMES=1 $launch -n 2 $sor $args > "$dir/traced.txt" || { echo "place_check: the traced run failed"; exit 1; }
 "$py" "$tool" place "$dir/homes" --out "$dir/placement.txt" || exit 1
-"$py" - "$dir/placement.txt" <<'PY' || exit 1
+"$py" - "$(dirname "$0")/../tools" "$dir/placement.txt" <<'PY' || exit 1
 import sys
-blocks, cur = {}, None
-for line in open(sys.argv[1]):
-    w = line.split("#")[0].split()
-    if len(w) == 4:
-        cur = blocks.setdefault(int(w[1]), [int(w[3]), {}])
-    elif len(w) == 3:
-        for p in range(int(w[0]), int(w[0]) + int(w[1])):
-            cur[1][p] = int(w[2])
-pages, homes = blocks[0]
+sys.path.insert(0, sys.argv[1])
+import loom_place
+pages, ranges = loom_place.read_file(sys.argv[2])[0]
+homes = {p: rank for first, count, rank in ranges for p in range(first, first + count)}
 # The grid's rows are split in two halves: each page of the first goes to
 # rank 0, of the second to rank 1 (the page holding the boundary may go
 # either way).
