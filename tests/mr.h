@@ -7,6 +7,7 @@
 #define LOOM_TESTS_MR_H
 #include <loom/loom.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -50,6 +51,75 @@ static inline void mr_init(int* argc, char*** argv) {
     fprintf(stderr, "loom_init failed: %s: %s\n", loom_strerror(s), loom_last_error());
     exit(2);
   }
+}
+
+/* Workers: a test written for W = nranks x T workers (worker w = rank*T + t)
+ * runs with T application threads per rank (its argument; default 1).
+ * mr_workers runs fn on T threads of every rank, thread 0 being the caller.
+ * mr_wbar is the barrier every worker enters (loom_thread_barrier, or
+ * loom_barrier for one thread); mr_walloc makes a collective allocation once
+ * per rank (thread 0) and hands it to the rank's threads; mr_wfree frees one.
+ * Tests exchange results through Loom memory, not MPI, so that every thread
+ * may report. */
+static int mr_T = 1;
+static __thread int mr_t;
+static void* mr_wslot;
+
+static inline int mr_threads_arg(int argc, char** argv) {
+  int T = argc > 1 ? atoi(argv[1]) : 1;
+  if (T < 1 || T > 64) {
+    fprintf(stderr, "threads per rank must be 1..64 (got '%s')\n", argv[1]);
+    exit(2);
+  }
+  return T;
+}
+
+static inline void mr_wbar(void) { CHECK_OK(mr_T > 1 ? loom_thread_barrier(mr_T) : loom_barrier()); }
+
+static inline void* mr_walloc(size_t bytes, int home) {
+  if (mr_t == 0) {
+    void* p = NULL;
+    CHECK_OK(home < 0 ? loom_alloc_collective(bytes, &p) : loom_alloc_collective_at(bytes, home, &p));
+    mr_wslot = p;
+  }
+  mr_wbar();
+  void* p = mr_wslot;
+  mr_wbar(); /* nobody overwrites the slot before every thread read it */
+  return p;
+}
+
+static inline void mr_wfree(void* p) {
+  mr_wbar();
+  if (mr_t == 0) CHECK_OK(loom_free_collective(p));
+}
+
+typedef void (*mr_worker_fn)(int w, int W);
+struct mr_warg {
+  mr_worker_fn fn;
+  int t;
+};
+static inline void* mr_wmain(void* a) {
+  struct mr_warg* g = (struct mr_warg*)a;
+  mr_t = g->t;
+  g->fn(loom_rank() * mr_T + g->t, loom_nranks() * mr_T);
+  return NULL;
+}
+
+static inline void mr_workers(int T, mr_worker_fn fn) {
+  mr_T = T;
+  pthread_t th[64];
+  struct mr_warg args[64];
+  for (int t = 0; t < T; t++) {
+    args[t].fn = fn;
+    args[t].t = t;
+  }
+  for (int t = 1; t < T; t++)
+    if (pthread_create(&th[t], NULL, mr_wmain, &args[t]) != 0) {
+      fprintf(stderr, "pthread_create failed\n");
+      exit(2);
+    }
+  mr_wmain(&args[0]);
+  for (int t = 1; t < T; t++) pthread_join(th[t], NULL);
 }
 
 /* Combine the counts, finalize Loom, return the exit code. */

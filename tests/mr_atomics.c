@@ -2,82 +2,86 @@
  * ticket exactly once, compare-and-swap increments are exact, exchange
  * passes values without loss, load/store see each other, and ordinary loads
  * after a barrier see atomic updates (coherence with plain accesses), also
- * on a page the rank has cached and written plainly. */
+ * on a page the rank has cached and written plainly.
+ *
+ * mr_atomics T runs T threads per rank: the workers are ranks x threads
+ * (worker rank*T + t); threads of one rank race on the same words. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "mr.h"
 
-int main(int argc, char** argv) {
-  mr_init(&argc, &argv);
-  const int r = loom_rank(), n = loom_nranks();
-  const int K = 200;
-  uint64_t* w = NULL;
-  CHECK_OK(loom_alloc_collective(4 * 4096, (void**)&w));
+enum { K = 200 };
 
-  /* Tickets from fetch-and-add are distinct and cover 0..nK-1. */
-  uint64_t* mine = malloc(sizeof(uint64_t) * K);
-  uint64_t* all = malloc(sizeof(uint64_t) * K * n);
-  for (int k = 0; k < K; k++) CHECK_OK(loom_atomic_fetch_add(&w[0], 1, &mine[k]));
-  MPI_Allgather(mine, K, MPI_UINT64_T, all, K, MPI_UINT64_T, MPI_COMM_WORLD);
-  char* seen = calloc((size_t)n * K, 1);
+static void atomics(int w, int W) {
+  uint64_t* a = (uint64_t*)mr_walloc(4 * 4096, -1);
+  /* Results every worker leaves for the others: K tickets each, then one
+   * exchanged value each. */
+  uint64_t* tickets = (uint64_t*)mr_walloc((size_t)W * K * 8, -1);
+  uint64_t* outs = (uint64_t*)mr_walloc((size_t)W * 8, -1);
+
+  /* Tickets from fetch-and-add are distinct and cover 0..WK-1. */
+  for (int k = 0; k < K; k++) CHECK_OK(loom_atomic_fetch_add(&a[0], 1, &tickets[(size_t)w * K + k]));
+  mr_wbar();
+  char* seen = calloc((size_t)W * K, 1);
   int dup = 0;
-  for (int i = 0; i < n * K; i++) {
-    if (all[i] >= (uint64_t)n * K || seen[all[i]]) dup++;
-    else seen[all[i]] = 1;
+  for (int i = 0; i < W * K; i++) {
+    if (tickets[i] >= (uint64_t)W * K || seen[tickets[i]]) dup++;
+    else seen[tickets[i]] = 1;
   }
+  free(seen);
   CHECK(dup == 0);
-  CHECK_OK(loom_barrier());
-  CHECK(w[0] == (uint64_t)n * K); /* plain load after the barrier */
+  CHECK(a[0] == (uint64_t)W * K); /* plain load after the barrier */
 
   /* CAS loop increments. */
   for (int k = 0; k < K; k++) {
     uint64_t cur = 0, old = 0;
-    CHECK_OK(loom_atomic_load(&w[512], &cur));
+    CHECK_OK(loom_atomic_load(&a[512], &cur));
     for (;;) {
-      CHECK_OK(loom_atomic_cas(&w[512], cur, cur + 1, &old));
+      CHECK_OK(loom_atomic_cas(&a[512], cur, cur + 1, &old));
       if (old == cur) break;
       cur = old;
     }
   }
-  CHECK_OK(loom_barrier());
-  CHECK(w[512] == (uint64_t)n * K);
+  mr_wbar();
+  CHECK(a[512] == (uint64_t)W * K);
 
-  /* Exchange: every rank swaps in (r+1); the values that come out plus the
-   * final one are exactly {0, 1..n}. */
-  uint64_t out = 0;
-  CHECK_OK(loom_atomic_exchange(&w[1024], (uint64_t)r + 1, &out));
-  uint64_t* outs = malloc(sizeof(uint64_t) * n);
-  MPI_Allgather(&out, 1, MPI_UINT64_T, outs, 1, MPI_UINT64_T, MPI_COMM_WORLD);
-  CHECK_OK(loom_barrier());
+  /* Exchange: every worker swaps in (w+1); the values that come out plus
+   * the final one are exactly {0, 1..W}. */
+  CHECK_OK(loom_atomic_exchange(&a[1024], (uint64_t)w + 1, &outs[w]));
+  mr_wbar();
   uint64_t fin = 0;
-  CHECK_OK(loom_atomic_load(&w[1024], &fin));
+  CHECK_OK(loom_atomic_load(&a[1024], &fin));
   uint64_t sum = fin;
-  for (int i = 0; i < n; i++) sum += outs[i];
-  CHECK(sum == (uint64_t)n * (n + 1) / 2);
-  CHECK(w[1024] == fin);
+  for (int i = 0; i < W; i++) sum += outs[i];
+  CHECK(sum == (uint64_t)W * (W + 1) / 2);
+  CHECK(a[1024] == fin);
 
-  /* Store then load across ranks. */
-  if (r == 0) CHECK_OK(loom_atomic_store(&w[1536], 0xabcdef));
-  CHECK_OK(loom_barrier());
+  /* Store then load across workers. */
+  if (w == 0) CHECK_OK(loom_atomic_store(&a[1536], 0xabcdef));
+  mr_wbar();
   uint64_t v = 0;
-  CHECK_OK(loom_atomic_load(&w[1536], &v));
+  CHECK_OK(loom_atomic_load(&a[1536], &v));
   CHECK(v == 0xabcdef);
-  CHECK(w[1536] == 0xabcdef);
+  CHECK(a[1536] == 0xabcdef);
 
   /* A plain write and an atomic on the same page, same interval: both land. */
-  CHECK_OK(loom_barrier());
-  w[1536 + 1 + r] = 77 + (uint64_t)r;           /* plain, own word */
-  CHECK_OK(loom_atomic_fetch_add(&w[1536], 1, NULL)); /* atomic, shared word */
-  CHECK(w[1536 + 1 + r] == 77 + (uint64_t)r);   /* own write still visible */
-  CHECK_OK(loom_barrier());
-  CHECK(w[1536] == 0xabcdef + (uint64_t)n);
+  mr_wbar();
+  a[1536 + 1 + w] = 77 + (uint64_t)w;            /* plain, own word */
+  CHECK_OK(loom_atomic_fetch_add(&a[1536], 1, NULL)); /* atomic, shared word */
+  CHECK(a[1536 + 1 + w] == 77 + (uint64_t)w);    /* own write still visible */
+  mr_wbar();
+  CHECK(a[1536] == 0xabcdef + (uint64_t)W);
   int bad = 0;
-  for (int q = 0; q < n; q++) bad += w[1536 + 1 + q] != 77 + (uint64_t)q;
+  for (int q = 0; q < W; q++) bad += a[1536 + 1 + q] != 77 + (uint64_t)q;
   CHECK(bad == 0);
-  free(mine);
-  free(all);
-  free(seen);
-  free(outs);
+  mr_wfree(outs);
+  mr_wfree(tickets);
+  mr_wfree(a);
+}
+
+int main(int argc, char** argv) {
+  mr_init(&argc, &argv);
+  mr_workers(mr_threads_arg(argc, argv), atomics);
   return mr_finish("mr_atomics");
 }

@@ -9,7 +9,11 @@
  * reader caches the data every round), so each check fails when the fence
  * does nothing.  The writer changes every round, so pages have many
  * writers; the flag sits apart from the data in one variant and on the
- * data's own page in another (SPLASH keeps flags inside the data). */
+ * data's own page in another (SPLASH keeps flags inside the data).
+ *
+ * mr_fences T runs T threads per rank: the workers are ranks x threads
+ * (worker rank*T + t); readers that share the writer's rank, and several
+ * threads of one rank acquiring at once, must see the data too. */
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
@@ -18,7 +22,8 @@
 
 enum { kRounds = 30, kWords = 3 * 4096 / 8 };
 
-static int me, n;
+static __thread int me; /* this worker */
+static int n;          /* the number of workers */
 
 /* Relaxed loads until *flag >= want (spins briefly, then yields). */
 static void wait_for(uint64_t *flag, uint64_t want) {
@@ -37,12 +42,10 @@ static uint64_t value(int round, int i) { return (uint64_t)round * 1000003u + (u
  * mode 2: the _range fences over the data only;
  * mode 3: fetch_add_explicit(ACQ_REL) on a flag inside the data's page. */
 static void message_passing(int mode) {
-  uint64_t *data = NULL, *flags = NULL;
-  CHECK_OK(loom_alloc_collective(kWords * 8 + 4096, (void **)&data));
-  CHECK_OK(loom_alloc_collective(4096, (void **)&flags));
+  uint64_t *data = mr_walloc(kWords * 8 + 4096, -1), *flags = mr_walloc(4096, -1);
   uint64_t *flag = mode == 3 ? &data[kWords + 1] : &flags[0];
   uint64_t *ack = &flags[8];
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   long stale = 0;
   for (int r = 1; r <= kRounds; r++) {
     int writer = r % n;
@@ -81,22 +84,20 @@ static void message_passing(int mode) {
       CHECK_OK(loom_atomic_fetch_add_explicit(ack, 1, NULL, LOOM_RELEASE));
     }
   }
-  if (stale) fprintf(stderr, "rank %d: mode %d: %ld stale words\n", me, mode, stale);
+  if (stale) fprintf(stderr, "worker %d: mode %d: %ld stale words\n", me, mode, stale);
   CHECK(stale == 0);
-  CHECK_OK(loom_barrier());
-  CHECK_OK(loom_free_collective(flags));
-  CHECK_OK(loom_free_collective(data));
+  mr_wfree(flags);
+  mr_wfree(data);
 }
 
 /* A range acquire keeps the copies outside the range: a page cached before
- * it is read again without a fetch (the statistics count fetches). */
+ * it is read again without a fetch (the statistics count fetches; one
+ * thread per rank checks, so that the rank's count is its own). */
 static void range_keeps_others(void) {
-  uint64_t *a = NULL, *b = NULL;
-  CHECK_OK(loom_alloc_collective_at(4096, 0, (void **)&a));
-  CHECK_OK(loom_alloc_collective_at(4096, 0, (void **)&b));
+  uint64_t *a = mr_walloc(4096, 0), *b = mr_walloc(4096, 0);
   if (me == 0) a[0] = b[0] = 5;
-  CHECK_OK(loom_barrier());
-  if (me != 0) {
+  mr_wbar();
+  if (loom_rank() != 0 && mr_t == 0) {
     CHECK(a[0] == 5 && b[0] == 5);  /* both cached now */
     loom_stats_t before, after;
     CHECK_OK(loom_stats_get(&before));
@@ -105,17 +106,17 @@ static void range_keeps_others(void) {
     CHECK_OK(loom_stats_get(&after));
     CHECK(after.pages_fetched == before.pages_fetched);
   }
-  CHECK_OK(loom_barrier());
-  CHECK_OK(loom_free_collective(b));
-  CHECK_OK(loom_free_collective(a));
+  mr_wfree(b);
+  mr_wfree(a);
 }
 
 static void lock_ids(void) {
+  uint64_t *all = mr_walloc((size_t)n * 8, -1);
   uint32_t first = 0;
   CHECK_OK(loom_lock_alloc(3, &first));
-  /* Every rank got its own three ids: gather and compare. */
-  uint32_t all[64 * 1];
-  MPI_Allgather(&first, 1, MPI_UINT32_T, all, 1, MPI_UINT32_T, MPI_COMM_WORLD);
+  /* Every worker got its own three ids: gather and compare. */
+  all[me] = first;
+  mr_wbar();
   int distinct = 1;
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++)
@@ -126,30 +127,32 @@ static void lock_ids(void) {
   CHECK_OK(loom_unlock(first + 2));
   CHECK_ERR(loom_lock_alloc(0, &first), LOOM_ERR_INVALID);
   CHECK_ERR(loom_lock_alloc(1, NULL), LOOM_ERR_INVALID);
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   if (me == 0) CHECK_ERR(loom_lock_alloc(1u << 30, &first), LOOM_ERR_NO_MEMORY);
-  CHECK_OK(loom_barrier());
+  mr_wfree(all);
 }
 
 static void bad_input(void) {
-  uint64_t *w = NULL, v = 0, local = 0;
-  CHECK_OK(loom_alloc_collective(4096, (void **)&w));
+  uint64_t *w = mr_walloc(4096, -1), v = 0, local = 0;
   CHECK_ERR(loom_atomic_load_explicit(w, &v, (loom_order_t)9), LOOM_ERR_INVALID);
   CHECK_ERR(loom_atomic_store_explicit(&local, 1, LOOM_RELEASE), LOOM_ERR_BAD_POINTER);
   CHECK_ERR(loom_acquire_range(&local, 8), LOOM_ERR_BAD_POINTER);
   CHECK_ERR(loom_release_range(&local, 8), LOOM_ERR_BAD_POINTER);
   CHECK_OK(loom_release_range(w, 0));
-  CHECK_OK(loom_barrier());
-  CHECK_OK(loom_free_collective(w));
+  mr_wfree(w);
 }
 
-int main(int argc, char **argv) {
-  mr_init(&argc, &argv);
-  me = loom_rank();
-  n = loom_nranks();
+static void fences(int w, int W) {
+  me = w;
+  n = W;
   for (int mode = 0; mode < 4; mode++) message_passing(mode);
   range_keeps_others();
   lock_ids();
   bad_input();
+}
+
+int main(int argc, char **argv) {
+  mr_init(&argc, &argv);
+  mr_workers(mr_threads_arg(argc, argv), fences);
   return mr_finish("mr_fences");
 }
