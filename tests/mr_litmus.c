@@ -18,7 +18,6 @@
  * With mr_litmus T (T threads per rank) the roles rotate over the N*T
  * workers (worker rank*T + t), barriers are loom_thread_barrier, and the
  * split barrier, a rank's construct, is left out. */
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -41,10 +40,7 @@ static uint64_t* data;
 static uint64_t* flags;
 static uint64_t* obs; /* SB: the observations, added with Loom atomics */
 
-static void bar(void) { CHECK_OK(T > 1 ? loom_thread_barrier(T) : loom_barrier()); }
-
-static void* litmus(void* arg) {
-  const int r = loom_rank() * T + (int)(intptr_t)arg, n = loom_nranks() * T; /* this worker, the workers */
+static void litmus(int r, int n) { /* this worker, the workers */
   uint64_t* page_of_flag[4];
   for (int i = 0; i < 4; i++) page_of_flag[i] = flags + i * 512;
 
@@ -64,26 +60,26 @@ static void* litmus(void* arg) {
       for (int i = 0; i < kWords; i++) bad += d[i] != (uint64_t)round * 1000 + i;
       CHECK(bad == 0);
     }
-    bar();
+    mr_wbar();
 
     /* MP through a barrier: everyone reads what w wrote. */
     if (r == w) {
       for (int i = 0; i < kWords; i++) d[i] = (uint64_t)round * 7777 + i;
       *page_of_flag[1] = (uint64_t)round;
     }
-    bar();
+    mr_wbar();
     {
       int bad = *page_of_flag[1] != (uint64_t)round;
       for (int i = 0; i < kWords; i++) bad += d[i] != (uint64_t)round * 7777 + i;
       CHECK(bad == 0);
     }
-    bar();
+    mr_wbar();
 
     /* SB under lock 1 between w and rd (the others idle). */
     uint64_t* x = page_of_flag[2];
     if (r == 0) x[0] = x[1] = 0;
     if (r == 0) CHECK_OK(loom_atomic_store(obs, 0));
-    bar();
+    mr_wbar();
     int saw = -1;
     if (n >= 2 && (r == w || r == rd)) {
       const int me = r == w ? 0 : 1;
@@ -93,14 +89,14 @@ static void* litmus(void* arg) {
       loom_unlock(1);
     }
     if (saw > 0) CHECK_OK(loom_atomic_fetch_add(obs, 1, NULL));
-    bar();
+    mr_wbar();
     {
       /* Both observations: at least one must be 1. */
       uint64_t sum = 0;
       CHECK_OK(loom_atomic_fetch_add(obs, 0, &sum));
       CHECK(sum >= 1);
     }
-    bar();
+    mr_wbar();
 
     /* WRC through locks 2 and 3 (needs three ranks; with two, rd plays c). */
     const int c = n >= 3 ? third : rd;
@@ -123,7 +119,7 @@ static void* litmus(void* arg) {
       for (int i = 0; i < kWords; i++) bad += d2[i] != (uint64_t)round * 31 + i;
       CHECK(bad == 0);
     }
-    bar();
+    mr_wbar();
     if (T > 1) continue;
 
     /* Split barrier: before arrive is shared; between arrive and wait, own. */
@@ -147,7 +143,6 @@ static void* litmus(void* arg) {
     }
     CHECK_OK(loom_barrier());
   }
-  return NULL;
 }
 
 int main(int argc, char** argv) {
@@ -159,9 +154,6 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_alloc_collective_policy(8 * 4096, LOOM_HOME_CYCLIC, (void**)&data));
   CHECK_OK(loom_alloc_collective_policy(4 * 4096, LOOM_HOME_CYCLIC, (void**)&flags));
   CHECK_OK(loom_alloc_collective(4096, (void**)&obs));
-  pthread_t th[64];
-  for (int t = 1; t < T; t++) pthread_create(&th[t], NULL, litmus, (void*)(intptr_t)t);
-  litmus((void*)(intptr_t)0);
-  for (int t = 1; t < T; t++) pthread_join(th[t], NULL);
+  mr_workers(T, litmus);
   return mr_finish("mr_litmus");
 }

@@ -16,7 +16,6 @@
  * LOOM_STRESS_THREADS=T (or mr_stress T) runs T threads per rank: the owners are then the
  * N*T workers (worker rank*T + t), barriers are loom_thread_barrier, and
  * thread 0 of each rank frees and allocates between the threads' barriers. */
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -37,12 +36,8 @@ static uint64_t* words;
 static uint8_t* bytes;
 static uint64_t* counters;
 
-static void bar(void) { CHECK_OK(T > 1 ? loom_thread_barrier(T) : loom_barrier()); }
-
 /* One worker: thread t of this rank. */
-static void* stress(void* arg) {
-  const int t = (int)(intptr_t)arg;
-  const int r = loom_rank() * T + t, n = loom_nranks() * T; /* this worker, the workers */
+static void stress(int r, int n) { /* this worker, the workers */
   uint64_t* expect_w = (uint64_t*)calloc(kWords, sizeof *expect_w);
   uint8_t* expect_b = (uint8_t*)calloc(kBytes, 1);
   uint64_t* expect_c = (uint64_t*)calloc(kCounters, sizeof *expect_c);
@@ -55,14 +50,14 @@ static void* stress(void* arg) {
       const loom_home_policy_t pol = (loom_home_policy_t)(rng_next(&s) % 3);
       const loom_protocol_t proto = (loom_protocol_t)(rng_next(&s) % 3);
       const int by_policy = rng_next(&s) % 2;
-      if (T > 1) bar();
-      if (t == 0) {
+      if (T > 1) mr_wbar();
+      if (mr_t == 0) {
         CHECK_OK(loom_free_collective(words));
         words = NULL;
         if (by_policy) CHECK_OK(loom_alloc_collective_policy(kWords * 8, pol, (void**)&words));
         else CHECK_OK(loom_alloc_collective_protocol(kWords * 8, proto, (void**)&words));
       }
-      if (T > 1) bar();
+      if (T > 1) mr_wbar();
       memset(expect_w, 0, kWords * sizeof *expect_w);
       if (!words) break;
     }
@@ -78,7 +73,7 @@ static void* stress(void* arg) {
       }
       i += len;
     }
-    bar();
+    mr_wbar();
     {
       int bad = 0;
       for (int k = 0; k < kWords; k++) bad += words[k] != expect_w[k];
@@ -93,7 +88,7 @@ static void* stress(void* arg) {
       expect_b[i] = v;
       if (owner == r) bytes[i] = v;
     }
-    bar();
+    mr_wbar();
     {
       int bad = 0, first = -1, last = -1;
       for (int i = 0; i < kBytes; i++)
@@ -121,7 +116,7 @@ static void* stress(void* arg) {
         }
       }
     }
-    bar();
+    mr_wbar();
     {
       int bad = 0;
       for (int c = 0; c < kCounters; c++)
@@ -132,12 +127,11 @@ static void* stress(void* arg) {
         }
       CHECK(bad == 0);
     }
-    bar();
+    mr_wbar();
   }
   free(expect_w);
   free(expect_b);
   free(expect_c);
-  return NULL;
 }
 
 int main(int argc, char** argv) {
@@ -154,9 +148,6 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_alloc_collective(kWords * 8, (void**)&words));
   CHECK_OK(loom_alloc_collective(kBytes, (void**)&bytes));
   CHECK_OK(loom_alloc_collective_policy(kCounters * 512 * 8 / 4, LOOM_HOME_CYCLIC, (void**)&counters));
-  pthread_t th[64];
-  for (int t = 1; t < T; t++) pthread_create(&th[t], NULL, stress, (void*)(intptr_t)t);
-  stress((void*)(intptr_t)0);
-  for (int t = 1; t < T; t++) pthread_join(th[t], NULL);
+  mr_workers(T, stress);
   return mr_finish("mr_stress");
 }
