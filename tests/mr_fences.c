@@ -23,7 +23,7 @@
 enum { kRounds = 30, kWords = 3 * 4096 / 8 };
 
 static __thread int me; /* this worker */
-static int n;          /* the number of workers */
+static __thread int n; /* the number of workers (each worker sets its own copy) */
 
 /* Relaxed loads until *flag >= want (spins briefly, then yields). */
 static void wait_for(uint64_t *flag, uint64_t want) {
