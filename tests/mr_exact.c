@@ -23,7 +23,12 @@
  *     thread's acquire takes the watch while another has written the page;
  *     here loom_acquire inside a critical section does the same.
  * Turns are taken through an atomic word, so that each round's acquires
- * happen in the order the test needs. */
+ * happen in the order the test needs.
+ *
+ * With mr_exact T (T threads per rank) the program runs as N*T workers
+ * (worker rank*T + t; mr.h): the rounds of 1-4 rotate over the workers, and
+ * the two roles of 0, 5 and 6, which need two ranks, are thread 0 of ranks
+ * 0 and 1 while the other threads wait at the barrier. */
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,9 +45,10 @@ static int exact_on(void) {
   return (!e || atoi(e) != 0) && (!p || strcmp(p, "hlrc") == 0);
 }
 
+/* This thread's fetches (the rank's, with one thread). */
 static uint64_t fetched(void) {
   loom_stats_t st;
-  loom_stats_get(&st);
+  CHECK_OK(mr_T > 1 ? loom_thread_stats_get(&st) : loom_stats_get(&st));
   return st.pages_fetched;
 }
 
@@ -64,40 +70,35 @@ static uint64_t expect(int q, int k) {
   return v;
 }
 
-int main(int argc, char** argv) {
-  mr_init(&argc, &argv);
-  const int r = loom_rank(), n = loom_nranks();
-  uint64_t *tab = NULL, *cnt = NULL, *x = NULL, *y = NULL, *turn = NULL, *words = NULL;
-  CHECK_OK(loom_alloc_collective_at((size_t)P * 4096, 0, (void**)&tab));
-  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&cnt));
-  CHECK_OK(loom_alloc_collective_at((size_t)P * 4096, 0, (void**)&x));
-  CHECK_OK(loom_alloc_collective_at(4096, n - 1, (void**)&y));
-  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&turn));
-  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&words));
+/* Worker r of n.  The two-rank roles: role 0 is worker 0 (rank 0), role 1
+ * thread 0 of rank 1 (worker mr_T); two_ranks says whether there is one. */
+static void exact(int r, int n) {
+  const int two_ranks = loom_nranks() > 1, role1 = mr_T;
+  uint64_t *tab = mr_walloc((size_t)P * 4096, 0), *cnt = mr_walloc(4096, 0), *x = mr_walloc((size_t)P * 4096, 0);
+  uint64_t *y = mr_walloc(4096, loom_nranks() - 1), *turn = mr_walloc(4096, 0), *words = mr_walloc(4096, 0);
   if (r == 0)
     for (int q = 0; q < P; q++) tab[q * 512] = x[q * 512] = (uint64_t)q;
-  CHECK_OK(loom_barrier());
+  mr_wbar();
 
   /* 0. Before any lock. */
-  uint64_t* pre = NULL;
-  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&pre));
+  uint64_t* pre = mr_walloc(4096, 0);
   if (r == 0) pre[0] = 5;
-  CHECK_OK(loom_barrier());
-  if (n > 1 && r == 1) {
+  mr_wbar();
+  if (two_ranks && r == role1) {
     CHECK(pre[0] == 5); /* fetched before this rank's first lock */
     CHECK_OK(loom_atomic_fetch_add(&turn[8], 1, NULL));
     wait_turn(&turn[8], 2);
     CHECK_OK(loom_lock(4));
     CHECK(pre[0] == 6);
     CHECK_OK(loom_unlock(4));
-  } else if (n > 1 && r == 0) {
+  } else if (two_ranks && r == 0) {
     wait_turn(&turn[8], 1);
     CHECK_OK(loom_lock(4));
     pre[0] = 6; /* its home writes it in place */
     CHECK_OK(loom_unlock(4));
     CHECK_OK(loom_atomic_fetch_add(&turn[8], 1, NULL));
   }
-  CHECK_OK(loom_barrier());
+  mr_wbar();
 
   /* 1. The setup table, read under a lock. */
   const uint32_t L = 1;
@@ -116,8 +117,8 @@ int main(int argc, char** argv) {
    * its home wrote it in place before the barrier, and the first 4 records
    * of an epoch name such pages (intervals.hpp, kIvlEarly).  The writer-set
    * rule would fetch the table at every acquire: kReads * P pages. */
-  if (exact_on() && r != 0) CHECK(f1 <= 5 * ((uint64_t)P + 8) + kReads);
-  CHECK_OK(loom_barrier());
+  if (exact_on() && loom_rank() != 0) CHECK(f1 <= 5 * ((uint64_t)P + 8) + kReads);
+  mr_wbar();
   CHECK(cnt[0] == (uint64_t)n * kReads);
 
   /* 2. Transitivity through two locks. */
@@ -152,7 +153,7 @@ int main(int argc, char** argv) {
     }
   }
   CHECK(bad == 0);
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   bad = 0;
   for (int q = 0; q < P; q++) bad += x[q * 512] != expect(q, kRounds - 1);
   CHECK(bad == 0);
@@ -165,7 +166,7 @@ int main(int argc, char** argv) {
       words[k * 8] += 1;
       CHECK_OK(loom_unlock(10 + (uint32_t)k));
     }
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   bad = 0;
   for (int k = 0; k < K; k++) bad += words[k * 8] != (uint64_t)n * kAdds;
   CHECK(bad == 0);
@@ -182,20 +183,18 @@ int main(int argc, char** argv) {
       words[k * 8 + 1] += 1;
       CHECK_OK(loom_unlock(20 + (uint32_t)k));
     }
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   bad = 0;
   for (int k = 0; k < K; k++) bad += words[k * 8 + 1] != (uint64_t)n * kAdds;
   CHECK(bad == 0);
 
   /* 5. First writes by the home, after a fetch. */
-  uint64_t *fresh = NULL, *other = NULL;
-  CHECK_OK(loom_alloc_collective_at((size_t)P * 4096, 0, (void**)&fresh));
-  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&other));
+  uint64_t *fresh = mr_walloc((size_t)P * 4096, 0), *other = mr_walloc(4096, 0);
   const uint64_t base = 3 * (uint64_t)kRounds;
   bad = 0;
-  for (int q = 0; q < P && n > 1 && r < 2; q++) {
+  for (int q = 0; q < P && two_ranks && (r == 0 || r == role1); q++) {
     const uint64_t t0 = base + 3 * (uint64_t)q;
-    if (r == 1) {
+    if (r == role1) {
       wait_turn(turn, t0);
       CHECK_OK(loom_lock(A));
       bad += fresh[q * 512] != 0; /* a fetch window takes the next pages along */
@@ -211,7 +210,7 @@ int main(int argc, char** argv) {
       CHECK_OK(loom_unlock(A));
       CHECK_OK(loom_atomic_fetch_add(turn, 1, NULL));
     }
-    if (r == 1) {
+    if (r == role1) {
       wait_turn(turn, t0 + 2);
       CHECK_OK(loom_lock(A));
       bad += fresh[q * 512] != 1000 + (uint64_t)q;
@@ -222,11 +221,9 @@ int main(int argc, char** argv) {
   CHECK(bad == 0);
 
   /* 6. A home write, then the page read-only by a migration watch. */
-  uint64_t* watched = NULL;
-  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&watched));
-  CHECK_OK(loom_barrier());
+  uint64_t* watched = mr_walloc(4096, 0);
   const uint64_t t6 = base + 3 * (uint64_t)P;
-  if (n > 1 && r == 1) {
+  if (two_ranks && r == role1) {
     wait_turn(turn, t6);
     CHECK_OK(loom_lock(A)); /* a copy the home tracks */
     CHECK(watched[0] == 0);
@@ -242,7 +239,7 @@ int main(int argc, char** argv) {
     CHECK(watched[0] == 42); /* the home's write, through lock A */
     CHECK(watched[8] == 7);
     CHECK_OK(loom_unlock(A));
-  } else if (n > 1 && r == 0) {
+  } else if (two_ranks && r == 0) {
     wait_turn(turn, t6 + 1);
     CHECK_OK(loom_lock(A));
     watched[0] = 42; /* in place, at the home */
@@ -252,6 +249,11 @@ int main(int argc, char** argv) {
     CHECK_OK(loom_unlock(A));
     CHECK_OK(loom_atomic_fetch_add(turn, 1, NULL));
   }
-  CHECK_OK(loom_barrier());
+  mr_wbar();
+}
+
+int main(int argc, char** argv) {
+  mr_init(&argc, &argv);
+  mr_workers(mr_threads_arg(argc, argv), exact);
   return mr_finish("mr_exact");
 }
