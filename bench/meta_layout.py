@@ -44,18 +44,18 @@ def layout(n, mem, locks=1024):
     parts["lock tails"] = qnodes - tails
     d = align(qnodes + total_locks * 16, 64)
     parts["queue nodes"] = d - qnodes
-    heap = align(d + (npages + n - 1) // n * 8 * (1 + planes), PAGE)
-    parts["directory"] = heap - d
+    ivl = align(d + (npages + n - 1) // n * 8 * (1 + planes), 64)
+    parts["directory"] = ivl - d
+    heap = align(ivl + (8 + IVL_RECORDS * (IVL_HEAD + n + IVL_INLINE) + IVL_RUNS) * 8, PAGE)
+    parts["interval records"] = heap - ivl
     copyset = align(heap + 64 + HEAP_MAX * 16, 64)
     parts["heap table"] = copyset - heap
     rings = align(copyset + npages * 8 * planes, 64)
     parts["copy-sets"] = rings - copyset
     small = align(rings + n * ring_words(n) * 8, 64)
     parts["notice rings"] = small - rings
-    ivl = align(small + SMALL_META, 64)
-    parts["small-block table"] = ivl - small
-    size = align(ivl + (8 + IVL_RECORDS * (IVL_HEAD + n + IVL_INLINE) + IVL_RUNS) * 8, PAGE)
-    parts["interval records"] = size - ivl
+    size = align(small + SMALL_META, PAGE)
+    parts["small-block table"] = size - small
     return size, parts
 
 

@@ -104,12 +104,17 @@ void compute_layout() {
   m.tails = align(barrier_area_words(rt.nranks) * 8, 64);
   m.qnodes = align(m.tails + (rt.locks_total + N - 1) / N * 8, 64);
   m.dir = align(m.qnodes + (uint64_t)rt.locks_total * 16, 64);
-  m.heap = align(m.dir + (rt.npages + N - 1) / N * dir_entry_bytes(), kPage);
+  // The interval records' header (newest record, fetch count) is read by
+  // every rank that acquires from everyone or fetches from this home: it
+  // follows the barrier area closely, so that a peer mapping this Meta
+  // touches one 2 MiB page-table region for both, not two (at 1024 ranks
+  // on one host that is 4 MB of page tables a rank).
+  m.ivl = align(m.dir + (rt.npages + N - 1) / N * dir_entry_bytes(), 64);
+  m.heap = align(m.ivl + ivl_meta_bytes(rt.nranks), kPage);
   m.copyset = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
   m.rings = align(m.copyset + rt.npages * 8 * (uint64_t)rank_planes(), 64);
   m.small = align(m.rings + N * ring_words(rt.nranks) * 8, 64);
-  m.ivl = align(m.small + kSmallMetaBytes, 64);
-  m.size = align(m.ivl + ivl_meta_bytes(rt.nranks), kPage);
+  m.size = align(m.small + kSmallMetaBytes, kPage);
 }
 
 // MPI libraries end the process inside MPI_Init when it fails (MPICH checks
