@@ -7,7 +7,7 @@
 #            mr_protocols, mr_alloc at 2 and 3 ranks on every transport (map,
 #            mpi, async, auto), default protocol; mt_threads (threads of a
 #            rank) at 1x3 and 2x2 on each; the programs written for workers
-#            (coherence, locks, atomics, trylock, fences) at 2x2 mapped and
+#            (coherence, locks, atomics, typed atomics, trylock, fences) at 2x2 mapped and
 #            auto; the fuzzers; the canaries.
 #   thread:  build-tsan/ (TSan): the same five at 2 ranks on the async
 #            transport (the protocol thread against the program's);
@@ -29,7 +29,7 @@ kinds=("$@")
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 core="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_protocols|mr_alloc|mr_alloc_small|mr_fences|mr_migrate|mr_adapt|mr_exact"
-mt="mr_coherence|mr_locks|mr_atomics|mr_trylock|mr_fences"
+mt="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_trylock|mr_fences"
 targets=(mt_threads mr_trylock mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt mr_exact spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
 
 for kind in "${kinds[@]}"; do

@@ -4,32 +4,41 @@
  * (and a float next to a 32-bit counter) lose no update; exchange passes
  * values without loss; load/store see each other; plain loads after a
  * barrier see the atomic updates; misaligned and non-Loom addresses fail
- * with the status naming the cause. */
+ * with the status naming the cause.
+ *
+ * mr_atomics_typed T runs T threads per rank: the workers are ranks x
+ * threads (worker rank*T + t), and threads of one rank race on the same
+ * words as the other ranks do.  Workers hand each other their results
+ * (tickets, exchanged values) through Loom memory. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mr.h"
 
-int main(int argc, char** argv) {
-  mr_init(&argc, &argv);
-  const int r = loom_rank(), n = loom_nranks();
-  const int K = 150;
-  uint8_t* blk = NULL;
-  CHECK_OK(loom_alloc_collective(4 * 4096, (void**)&blk));
+enum { K = 150 };
+
+static void typed(int r, int n) {
+  uint8_t* blk = (uint8_t*)mr_walloc(4 * 4096, -1);
+  /* What workers leave for each other: K u32 tickets and K f64 old values
+   * each, then one exchanged u32, f32 and f64 each. */
+  uint32_t* all = (uint32_t*)mr_walloc((size_t)n * K * 4, -1);
+  double* dall = (double*)mr_walloc((size_t)n * K * 8, -1);
+  uint8_t* xs = (uint8_t*)mr_walloc((size_t)n * 16 + 4096, -1);
+  uint32_t* outs = (uint32_t*)xs;
+  float* fouts = (float*)(xs + (size_t)n * 4);
+  double* dxs = (double*)(xs + (size_t)n * 8);
   uint32_t* u = (uint32_t*)blk;              /* page 0: 32-bit words */
   float* f = (float*)(blk + 4096);           /* page 1: floats (and a counter beside) */
   double* d = (double*)(blk + 2 * 4096);     /* page 2: doubles */
 
   /* fetch_add on two 32-bit halves of one 64-bit word, from every rank at
    * once: each half exact, and the tickets of u[0] distinct. */
-  uint32_t* tickets = malloc(sizeof(uint32_t) * K);
   for (int k = 0; k < K; k++) {
-    CHECK_OK(loom_atomic_fetch_add_u32(&u[0], 1, &tickets[k]));
+    CHECK_OK(loom_atomic_fetch_add_u32(&u[0], 1, &all[(size_t)r * K + k]));
     CHECK_OK(loom_atomic_fetch_add_u32(&u[1], 2, NULL));
   }
-  uint32_t* all = malloc(sizeof(uint32_t) * K * n);
-  MPI_Allgather(tickets, K, MPI_UINT32_T, all, K, MPI_UINT32_T, MPI_COMM_WORLD);
+  mr_wbar();
   char* seen = calloc((size_t)n * K, 1);
   int dup = 0;
   for (int i = 0; i < n * K; i++) {
@@ -37,7 +46,6 @@ int main(int argc, char** argv) {
     else seen[all[i]] = 1;
   }
   CHECK(dup == 0);
-  CHECK_OK(loom_barrier());
   CHECK(u[0] == (uint32_t)(n * K));
   CHECK(u[1] == (uint32_t)(2 * n * K));
 
@@ -59,18 +67,15 @@ int main(int argc, char** argv) {
     CHECK_OK(loom_atomic_fetch_add_u32(&u[32], 3, &old));
     CHECK(old == 0xfffffffeu);
   }
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   CHECK(u[16] == (uint32_t)(n * K));
   CHECK(u[17] == (uint32_t)(n * K));
   CHECK(u[32] == 1u);
   CHECK(u[33] == 0u); /* the neighbour of the wrapped word is untouched */
 
   /* Exchange on 32-bit words: the values out plus the last in are 0..n. */
-  uint32_t out = 0;
-  CHECK_OK(loom_atomic_exchange_u32(&u[64], (uint32_t)r + 1, &out));
-  uint32_t* outs = malloc(sizeof(uint32_t) * n);
-  MPI_Allgather(&out, 1, MPI_UINT32_T, outs, 1, MPI_UINT32_T, MPI_COMM_WORLD);
-  CHECK_OK(loom_barrier());
+  CHECK_OK(loom_atomic_exchange_u32(&u[64], (uint32_t)r + 1, &outs[r]));
+  mr_wbar();
   uint32_t fin = 0;
   CHECK_OK(loom_atomic_load_u32(&u[64], &fin));
   uint64_t sum = fin;
@@ -96,11 +101,8 @@ int main(int argc, char** argv) {
       cur = old;
     }
   }
-  float fo = 0;
-  CHECK_OK(loom_atomic_exchange_f32(&f[16], (float)(r + 1), &fo));
-  float* fouts = malloc(sizeof(float) * n);
-  MPI_Allgather(&fo, 1, MPI_FLOAT, fouts, 1, MPI_FLOAT, MPI_COMM_WORLD);
-  CHECK_OK(loom_barrier());
+  CHECK_OK(loom_atomic_exchange_f32(&f[16], (float)(r + 1), &fouts[r]));
+  mr_wbar();
   CHECK(f[0] == (float)(n * K));
   uint32_t f1 = 0;
   memcpy(&f1, &f[1], 4);
@@ -114,14 +116,12 @@ int main(int argc, char** argv) {
   CHECK(fsum == (double)n * (n + 1) / 2);
 
   /* Doubles, the same shapes. */
-  double* dold = malloc(sizeof(double) * K);
   for (int k = 0; k < K; k++) {
-    CHECK_OK(loom_atomic_fetch_add_f64(&d[0], 1.0, &dold[k]));
+    CHECK_OK(loom_atomic_fetch_add_f64(&d[0], 1.0, &dall[(size_t)r * K + k]));
     CHECK_OK(loom_atomic_fetch_add_f64(&d[1], 0.25, NULL));
   }
   /* The old values of d[0] are distinct integers 0..nK-1 (tickets). */
-  double* dall = malloc(sizeof(double) * K * n);
-  MPI_Allgather(dold, K, MPI_DOUBLE, dall, K, MPI_DOUBLE, MPI_COMM_WORLD);
+  mr_wbar();
   memset(seen, 0, (size_t)n * K);
   dup = 0;
   for (int i = 0; i < n * K; i++) {
@@ -139,11 +139,8 @@ int main(int argc, char** argv) {
       cur = old;
     }
   }
-  double dx = 0;
-  CHECK_OK(loom_atomic_exchange_f64(&d[16], (double)(r + 1), &dx));
-  double* dxs = malloc(sizeof(double) * n);
-  MPI_Allgather(&dx, 1, MPI_DOUBLE, dxs, 1, MPI_DOUBLE, MPI_COMM_WORLD);
-  CHECK_OK(loom_barrier());
+  CHECK_OK(loom_atomic_exchange_f64(&d[16], (double)(r + 1), &dxs[r]));
+  mr_wbar();
   CHECK(d[0] == (double)(n * K));
   CHECK(d[1] == 0.25 * (double)(n * K));
   CHECK(d[8] == 3.0 * (double)(n * K));
@@ -161,7 +158,7 @@ int main(int argc, char** argv) {
     CHECK_OK(loom_atomic_store_f64(&d[100], 6.25e300));
     u[200] = 77;
   }
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   uint32_t lu = 0;
   float lf = 0;
   double ld = 0;
@@ -174,7 +171,7 @@ int main(int argc, char** argv) {
   CHECK(u[100] == 0xabcd1234u && f[100] == -1.5f && d[100] == 6.25e300);
 
   /* A float's CAS compares bits: -0.0 does not match 0.0. */
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   if (r == 0) {
     float z = 0;
     CHECK_OK(loom_atomic_store_f32(&f[300], 0.0f));
@@ -194,15 +191,15 @@ int main(int argc, char** argv) {
   CHECK_ERR(loom_atomic_load_u32(&u[0], NULL), LOOM_ERR_INVALID);
   CHECK_ERR(loom_atomic_load_f64(&d[0], NULL), LOOM_ERR_INVALID);
 
-  CHECK_OK(loom_barrier());
-  CHECK_OK(loom_free_collective(blk));
-  free(tickets);
-  free(all);
   free(seen);
-  free(outs);
-  free(fouts);
-  free(dold);
-  free(dall);
-  free(dxs);
+  mr_wfree(xs);
+  mr_wfree(dall);
+  mr_wfree(all);
+  mr_wfree(blk);
+}
+
+int main(int argc, char** argv) {
+  mr_init(&argc, &argv);
+  mr_workers(mr_threads_arg(argc, argv), typed);
   return mr_finish("mr_atomics_typed");
 }
