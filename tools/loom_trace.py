@@ -639,32 +639,81 @@ def races(ranks):
                 pos[rk] = i + 1
                 progress = True
     stuck = {rk: evs[rk][pos[rk]][:2] for rk in evs if pos[rk] < len(evs[rk])}
-    # Overlapping runs of different ranks, page by page.
-    by_page = defaultdict(lambda: defaultdict(list))
+    # Overlapping runs of different ranks, page by page.  A rank's clock
+    # never goes back, so for a run of r1 in interval i1 the intervals of r2
+    # that neither precede nor follow it form one window: those after the
+    # last one i1's start knows of (start[r1][i1][r2]), and before the
+    # first whose start knows i1 (start[r2][i2][r1] >= i1, found by
+    # bisection).  Only runs in that window are compared, and the runs of
+    # one rank's interval on a page are merged into disjoint ranges first:
+    # a race's report keeps the first and last byte of the overlap anyway.
+    by_page = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for rk, lst in runs.items():
         for (iv, lo, hi, life, k) in lst:
             if iv <= pos[rk]:  # intervals the simulation reached
-                by_page[(lo // ranks[0].page, life)][rk].append((lo, hi, iv, k))
+                by_page[(lo // ranks[0].page, life)][rk][iv].append((lo, hi))
+    knows = {}  # (a, b) -> [start[a][i][b] for every interval i of a]
+
+    def column(a, b):
+        c = knows.get((a, b))
+        if c is None:
+            c = knows[(a, b)] = [v[b] for v in start[a]]
+        return c
+
+    def merged(lst):
+        lst.sort()
+        out = [list(lst[0])]
+        for lo, hi in lst[1:]:
+            if lo <= out[-1][1]:
+                out[-1][1] = max(out[-1][1], hi)
+            else:
+                out.append([lo, hi])
+        return out
+
+    def overlap(u, v):  # first and last byte shared by two sorted disjoint range lists, or None
+        i = j = 0
+        first = last = None
+        while i < len(u) and j < len(v):
+            lo, hi = max(u[i][0], v[j][0]), min(u[i][1], v[j][1])
+            if lo < hi:
+                first = lo if first is None else first
+                last = hi
+            if u[i][1] < v[j][1]:
+                i += 1
+            else:
+                j += 1
+        return None if first is None else (first, last)
+
     found = {}
     for done, ((page, life), per) in enumerate(by_page.items()):
         note(f"comparing: page {done} of {len(by_page)}")
         rks = sorted(per)
+        ivs = {}
+        for rk in rks:
+            for iv in per[rk]:
+                per[rk][iv] = merged(per[rk][iv])
+            ivs[rk] = sorted(per[rk])
         for x in range(len(rks)):
             for y in range(x + 1, len(rks)):
                 r1, r2 = rks[x], rks[y]
-                for (lo1, hi1, i1, k1) in per[r1]:
-                    for (lo2, hi2, i2, k2) in per[r2]:
-                        lo, hi = max(lo1, lo2), min(hi1, hi2)
-                        if lo >= hi:
+                after = column(r2, r1)
+                for i1 in ivs[r1]:
+                    u = per[r1][i1]
+                    first = start[r1][i1][r2] + 1  # r2's intervals up to start[r1][i1][r2] come before i1
+                    end = bisect.bisect_left(after, i1)  # from here on r2's intervals know i1
+                    j = bisect.bisect_left(ivs[r2], first)
+                    while j < len(ivs[r2]) and ivs[r2][j] < end:
+                        i2 = ivs[r2][j]
+                        j += 1
+                        o = overlap(u, per[r2][i2])
+                        if o is None:
                             continue
-                        if start[r2][i2][r1] >= i1 or start[r1][i1][r2] >= i2:
-                            continue  # ordered
                         key = (page, r1, i1, r2, i2)
                         f = found.get(key)
                         if f is None:
-                            found[key] = [lo, hi]
+                            found[key] = [o[0], o[1]]
                         else:
-                            f[0], f[1] = min(f[0], lo), max(f[1], hi)
+                            f[0], f[1] = min(f[0], o[0]), max(f[1], o[1])
     note.done()
     blocks = []
     for x in ranks[0].recs:
