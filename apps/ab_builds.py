@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The applications of two builds side by side: for a change whose worth
+the micro-benchmarks cannot tell alone.
+
+  apps/ab_builds.py --a OLD_BUILD --b NEW_BUILD [--apps sor,lu,...] [--reps 5]
+                    [--np 2] [--launch "scripts/cluster.sh run 2 1 --"] [--json OUT]
+
+Each repetition runs every program once with build A and once with build B
+(its Loom build, BUILD/apps/<name>_loom, at the papers' sizes), alternating
+which goes first, so that both see the same machine; every run must
+validate.  Prints per program the median time of each build with its
+range, and the ratio of the medians B/A.  --launch replaces
+"MPIEXEC -n NP" (across emulated hosts: "scripts/cluster.sh run 2 1 --").
+"""
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_once(cmd, timeout):
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT "):
+            d = json.loads(line[len("RESULT "):])
+            if not d.get("valid"):
+                sys.exit(f"ab_builds: {' '.join(cmd)} did not validate")
+            return d["time"]
+    sys.exit(f"ab_builds: {' '.join(cmd)} printed no result (exit {p.returncode}):\n{p.stderr[-2000:]}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--a", required=True, help="build directory A (the reference)")
+    ap.add_argument("--b", required=True, help="build directory B")
+    ap.add_argument("--apps", default="sor,lu,linpack,cg,mg,ep,is")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--np", type=int, default=2)
+    ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"))
+    ap.add_argument("--launch", help="command prefix instead of 'MPIEXEC -n NP'")
+    ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    prefix = shlex.split(a.launch) if a.launch else [a.mpiexec, "-n", str(a.np)]
+    apps = a.apps.split(",")
+    times = {(app, b): [] for app in apps for b in "ab"}
+    for rep in range(a.reps):
+        for app in apps:
+            order = "ab" if rep % 2 == 0 else "ba"
+            for b in order:
+                exe = os.path.join(a.a if b == "a" else a.b, "apps", f"{app}_loom")
+                times[(app, b)].append(run_once(prefix + [exe], a.timeout))
+        print(f"ab_builds: repetition {rep + 1} of {a.reps} done", file=sys.stderr, flush=True)
+    rows = []
+    print(f"# {a.reps} repetitions, {' '.join(prefix)}; A = {a.a}, B = {a.b}")
+    print(f"{'program':10s} {'A s':>8s} {'B s':>8s} {'B/A':>6s}  A range / B range")
+    for app in apps:
+        ta, tb = times[(app, "a")], times[(app, "b")]
+        ma, mb = statistics.median(ta), statistics.median(tb)
+        print(f"{app:10s} {ma:8.3f} {mb:8.3f} {mb / ma:6.3f}  [{min(ta):.3f}, {max(ta):.3f}] / [{min(tb):.3f}, {max(tb):.3f}]")
+        rows.append({"app": app, "a": ta, "b": tb, "median_a": ma, "median_b": mb, "ratio": mb / ma})
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"a": a.a, "b": a.b, "launch": prefix, "reps": a.reps, "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
