@@ -71,7 +71,7 @@ constexpr long kSlowYieldNs = 500000;        // unless a yield took this long
 constexpr long kBanMinNs = 5000000;          // (then no yields for this long,
 constexpr long kBanMaxNs = 20000000;         //  doubling while it repeats),
 constexpr long kNapMinNs = 10000;            // then naps, each twice the last
-constexpr long kNapMaxNs = 200000;
+constexpr long kNapMaxNs = 500000;           // (also the nap while the application serves)
 constexpr uint64_t kSliceNs = 100000;        // scheduler slice it asks for
 
 // The scheduler slice this thread asks for: 0 the default, else a short one
@@ -152,9 +152,17 @@ AsyncPath::~AsyncPath() {
 // shorter slice.  So: spin a little after each request (bursts: page runs,
 // lock hand-offs, flushes); yield-poll for up to 50 us unless a yield has
 // recently come back late (someone computed on this core: no yields for
-// 5-20 ms); then nap, 10 us doubling to 200 us, with a 100 us slice while
+// 5-20 ms); then nap, 10 us doubling to 500 us, with a 100 us slice while
 // napping (the default slice again before yielding: with a short slice a
-// yield hardly gives the core away).
+// yield hardly gives the core away).  Each nap ends in an MPI call, and
+// every wake takes a computing thread's core for a moment: with naps of up
+// to 200 us a rank's protocol thread used 0.6 s of CPU in a 3 s SOR run
+// across two hosts.  Naps of up to 500 us against 200 (the two builds
+// alternated, 2 hosts x 1 rank, docs/results/issue10/nap500_*): SOR, LU,
+// Linpack, CG, MG, EP 0.71-0.83x, IS 1.07x (ranges overlap); a page fetch
+// 0.52-0.75x, barrier 0.80x, lock 1.02-1.07x (the raw CAS 1.02x), Jacobi
+// 0.98x: fewer wakes of this thread beside the thread that serves or
+// computes.
 // Measured on 2 cores (medians of runs with other jobs on the machine):
 //   yield-then-nap without the rules: barrier 2 ranks 7 us, 4 ranks 46 us;
 //     a 2-rank Jacobi sweep 5-6 ms against 2 ms on rma (page requests
