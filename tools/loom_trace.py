@@ -5,7 +5,8 @@
                           process per rank on the global clock, Loom's
                           operations and the computation between them)
   summary DIR [--json]    where each rank's time went, the top pages by faults
-                          and by diff bytes, the hottest locks, barrier skew
+                          and by diff bytes, the hottest locks, barrier skew,
+                          and where the last rank to arrive spends a barrier
   timeline DIR [--out F] [--window A:B]
                           the timeline drawn as an image (PNG or SVG by F's
                           name; matplotlib), optionally of A..B ms only
@@ -422,6 +423,8 @@ def summary(ranks):
     faults, diffbytes = defaultdict(lambda: [0, 0.0]), defaultdict(int)
     locks = defaultdict(lambda: [0, 0.0, 0.0])
     arrivals, exits = defaultdict(dict), defaultdict(dict)
+    whole = defaultdict(dict)  # barrier number -> rank -> its record (loom_barrier, not split or group)
+    inner = {}  # rank -> {5: diffs, 9: acquires} as sorted (start, end, thread)
     for r in ranks:
         tops = spans(r)
         first = r.recs[0][0] if r.recs else 0
@@ -454,6 +457,9 @@ def summary(ranks):
                 arrivals[a][r.rank] = r.to_global(t0)
             if ty == 2 and fl in (0, 2):
                 exits[a][r.rank] = r.to_global(t0 + dur)
+            if ty == 2 and fl == 0:
+                whole[a][r.rank] = x
+        inner[r.rank] = {t: sorted((x[0], x[0] + x[1], x[4]) for x in r.recs if x[2] == t) for t in (5, 9)}
     base = ranks[0].base
     page_size = ranks[0].page
     out["top_fault_pages"] = [{"page": p, "address": hex(base + p * page_size), "faults": c, "us": round(us, 1)}
@@ -480,7 +486,59 @@ def summary(ranks):
                            "median_exit_spread_us": round(spread[len(spread) // 2], 1) if spread else None,
                            "max_exit_spread_us": round(spread[-1], 1) if spread else None,
                            "clock_bound_us": round(max(r.bound_ns() for r in ranks) / 1e3, 2)}
+        anatomy = barrier_anatomy(ranks, whole, inner, arrivals, exits)
+        if anatomy:
+            out["barriers"]["last_arriver_us"] = anatomy
     return out
+
+
+def barrier_anatomy(ranks, whole, inner, arrivals, exits):
+    """Where the last rank to arrive at a loom_barrier spends it (medians over
+    the barriers every rank recorded, us): releasing (from its arrival to the
+    end of its last diff), agreeing (to the start of its acquire: the
+    diffs' acknowledgements and the collective), its acquire (dropping pages,
+    prefetching), and after the acquire (the prefetch's second barrier);
+    and how long after the last arrival the first rank left.  A barrier whose
+    acquire changed nothing has no acquire record: its time after the
+    release counts as agreeing.  The ranks' clocks agree within the summary's
+    clock bound, which bounds the error of the last figure only."""
+    parts = defaultdict(list)
+    for k, v in whole.items():
+        if len(v) != len(ranks) or len(exits.get(k, {})) != len(ranks):
+            continue
+        last = max(arrivals[k].items(), key=lambda kv: kv[1])[0]
+        t0, dur, _, _, th, _, _ = v[last]
+        end = t0 + dur
+
+        def within(lst):
+            i = bisect.bisect_left(lst, (t0, -1, -1))
+            out = []
+            while i < len(lst) and lst[i][0] <= end:
+                if lst[i][2] == th and lst[i][1] <= end:
+                    out.append(lst[i])
+                i += 1
+            return out
+
+        diffs, acqs = within(inner[last][5]), within(inner[last][9])
+        released = max((d[1] for d in diffs), default=t0)
+        if acqs:
+            a0, a1 = acqs[0][0], acqs[0][1]
+        else:
+            a0 = a1 = end
+        parts["release"].append((released - t0) / 1e3)
+        parts["agreement"].append((max(a0, released) - released) / 1e3)
+        parts["acquire"].append((a1 - a0) / 1e3)
+        parts["after_acquire"].append((end - a1) / 1e3)
+        parts["total"].append(dur / 1e3)
+        parts["first_exit_after_last_arrival"].append((min(exits[k].values()) - arrivals[k][last]) / 1e3)
+        parts["with_acquire_record"].append(1 if acqs else 0)
+    if not parts:
+        return None
+    med = lambda l: round(sorted(l)[len(l) // 2], 1)
+    res = {k: med(l) for k, l in parts.items() if k != "with_acquire_record"}
+    res["barriers"] = len(parts["total"])
+    res["with_acquire_record"] = sum(parts["with_acquire_record"])
+    return res
 
 
 def print_summary(s):
@@ -505,6 +563,12 @@ def print_summary(s):
         print(f"barriers: {b['count']}, arrival skew median {b['median_skew_us']} us, max {b['max_skew_us']} us; "
               f"rank {b['last_arriver']} arrived last {b['last_arriver_times']} times; the ranks left within "
               f"{b['median_exit_spread_us']} us of each other (median; clocks agree within {b['clock_bound_us']} us)")
+        a = b.get("last_arriver_us")
+        if a:
+            print(f"the last rank to arrive at a loom_barrier (median us over {a['barriers']}): {a['total']} in it: "
+                  f"{a['release']} releasing (its diffs), {a['agreement']} agreeing, {a['acquire']} in its acquire "
+                  f"({a['with_acquire_record']} recorded), {a['after_acquire']} after it; the first rank left "
+                  f"{a['first_exit_after_last_arrival']} us after the last arrived")
 
 
 COLORS = {"compute": "#d9d9d9", "fault": "#d62728", "barrier": "#1f77b4", "lock": "#ff7f0e", "unlock": "#9467bd",

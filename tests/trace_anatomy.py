@@ -1,0 +1,66 @@
+"""`loom trace summary`'s barrier anatomy on a trace written by hand, whose
+answer is known to the microsecond: two ranks, one loom_barrier that rank 1
+reaches last (a diff, an acquire, then the prefetch's second barrier), a
+diff of another thread of rank 1 inside it (not the barrier's), a split
+barrier (not a loom_barrier), and a loom_barrier that rank 0 reaches last
+with nothing to acquire.  Exit 1 with what differs.
+  trace_anatomy.py DIR"""
+import importlib.util
+import os
+import struct
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("loom_trace", os.path.join(here, "..", "tools", "loom_trace.py"))
+lt = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(lt)
+
+US = 1000  # the records' times are ns
+
+
+def write(d, rank, recs):
+    head = bytearray(4096)
+    head[:8] = lt.MAGIC
+    struct.pack_into("<6I", head, 8, 2, 4096, lt.REC.size, rank, 2, 100 + rank)
+    struct.pack_into("<4Q", head, 32, 0, 4096, 0x7f0000000000, 1 << 30)
+    head[64:69] = b"node%d" % rank
+    body = b"".join(lt.REC.pack(*r) for r in recs)
+    with open(os.path.join(d, f"rank{rank}.lt"), "wb") as f:
+        f.write(bytes(head) + body)
+
+
+def rec(t_us, dur_us, ty, fl=0, th=0, a=0, b=0):
+    return (int(t_us * US), int(dur_us * US), ty, fl, th, a, b)
+
+
+d = sys.argv[1]
+os.makedirs(d, exist_ok=True)
+# Barrier 1: rank 0 arrives at 1000 us and leaves at 1500; rank 1 arrives
+# at 1200 (last), its diff ends at 1230, its acquire runs 1300-1350, and
+# it leaves at 1400.  Barriers 2 and 3 are a split barrier's two halves.
+# Barrier 4: rank 0 arrives last at 3100 with no acquire record, both leave
+# at 3160 and 3170.
+write(d, 0, [rec(1000, 500, 2, 0, a=1),
+             rec(2000, 10, 2, 1, a=2), rec(2050, 10, 2, 2, a=2),
+             rec(3100, 60, 2, 0, a=4)])
+write(d, 1, [rec(1200, 200, 2, 0, a=1),
+             rec(1205, 25, 5, th=0, a=7, b=4096 | 1 << 32 | 0 << 48),
+             rec(1250, 60, 5, th=1, a=8, b=64 | 1 << 32 | 0 << 48),  # another thread's diff
+             rec(1300, 50, 9, a=3, b=0),
+             rec(2010, 10, 2, 1, a=2), rec(2040, 30, 2, 2, a=2),
+             rec(3000, 170, 2, 0, a=4)])
+
+a = lt.summary(lt.load(d))["barriers"].get("last_arriver_us")
+# Medians of two barriers are the larger one (sorted()[n // 2]).
+want = {"barriers": 2, "with_acquire_record": 1,
+        "release": 30.0,                 # 1200 -> 1230; barrier 4: 0
+        "agreement": 70.0,               # 1230 -> 1300; barrier 4: 60 (no acquire record)
+        "acquire": 50.0,                 # 1300 -> 1350; barrier 4: 0
+        "after_acquire": 50.0,           # 1350 -> 1400; barrier 4: 0
+        "total": 200.0,                  # 200 and 60
+        "first_exit_after_last_arrival": 200.0}  # min(1500, 1400) - 1200; barrier 4: 3160 - 3100
+bad = {k: (a or {}).get(k) for k, v in want.items() if (a or {}).get(k) != v}
+if bad:
+    print(f"trace_anatomy: got {a}, want {want}; differs in {sorted(bad)}")
+    sys.exit(1)
+print("trace_anatomy: ok", a)
