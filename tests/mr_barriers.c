@@ -61,6 +61,59 @@ int main(int argc, char** argv) {
 
   CHECK_OK(loom_poll());
 
+  /* 3b. What a group barrier's members learned from a rank outside the
+   * group reaches a rank that acquires from a member later (transitivity
+   * through the group).  Ranks 0 (x), 1 (m), 2 (r), 3 (s): s caches page A
+   * under lock 3 and tells x so; x writes A under lock 1; m acquires lock 1
+   * after it; m and r pass a group barrier; r writes page B under lock 2; s
+   * acquires lock 2 after r: s must see x's write to A, though it never
+   * synchronized with x after caching A.  (The group barrier's acquire
+   * reads its members' records only: intervals.cpp, acquire_group.) */
+  if (n >= 4) {
+    volatile uint64_t* d = NULL;
+    CHECK_OK(loom_alloc_collective(3 * 4096, (void**)&d));
+    volatile uint64_t *A = d, *B = d + 512, *C = d + 1024;
+    if (r == 0) A[0] = 1; /* homes by first touch: A on rank 0, B on rank 2 */
+    if (r == 2) B[0] = 1;
+    CHECK_OK(loom_barrier());
+    if (r == 3) {
+      CHECK_OK(loom_lock(3));
+      CHECK(A[0] == 1); /* a cached copy of A, fetched after a lock (so A's home tracks it) */
+      C[0] = 1;
+      CHECK_OK(loom_unlock(3));
+    } else if (r == 0) {
+      for (uint64_t v = 0; v != 1;) {
+        CHECK_OK(loom_lock(3));
+        v = C[0];
+        CHECK_OK(loom_unlock(3));
+      }
+      CHECK_OK(loom_lock(1));
+      A[0] = 2;
+      CHECK_OK(loom_unlock(1));
+    } else if (r == 1) {
+      for (uint64_t v = 0; v != 2;) {
+        CHECK_OK(loom_lock(1));
+        v = A[0];
+        CHECK_OK(loom_unlock(1));
+      }
+    }
+    if (r == 1 || r == 2) CHECK_OK(loom_barrier_subset((int[]){1, 2}, 2));
+    if (r == 2) {
+      CHECK_OK(loom_lock(2));
+      B[0] = 7;
+      CHECK_OK(loom_unlock(2));
+    } else if (r == 3) {
+      for (uint64_t v = 0; v != 7;) {
+        CHECK_OK(loom_lock(2));
+        v = B[0];
+        CHECK_OK(loom_unlock(2));
+      }
+      CHECK(A[0] == 2);
+    }
+    CHECK_OK(loom_barrier());
+    CHECK_OK(loom_free_collective((void*)d));
+  }
+
   /* 4. Misuse. */
   CHECK_ERR(loom_barrier_wait(), LOOM_ERR_BUSY);
   CHECK_OK(loom_barrier_arrive(NULL, 0));
