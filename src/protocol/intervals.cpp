@@ -69,45 +69,6 @@ void acquire_all() {
   }
 }
 
-// The acquire of a split or group barrier's wait: the writer-set rule, as
-// acquire_all, learning the newest record of the members only.  Reading the
-// others' headers would be a round trip to ranks that are not waiting (so
-// not serving: a nap of their protocol thread, up to 500 us, across hosts;
-// a group barrier at 4 emulated hosts cost 400-780 us with it).  What a
-// member had learned from a non-member is then not in this rank's knowledge,
-// so the knowledge is partial, as after loom_acquire_range: a lock acquire
-// through this rank's next record falls back to the writer-set rule, which
-// covers everything (read_records).  Without that, mr_barriers' case 3b (a
-// member's knowledge of a third rank's write, needed two locks later)
-// fails at 4 ranks under every transport.
-const std::vector<int>* g_members;
-void acquire_group() {
-  Intervals& v = rt.ivl;
-  const std::vector<int>& g = rt.sync.pending_group;
-  if ((int)g.size() >= rt.nranks) return acquire_all();
-  clear_marks();
-  v.scoped = false;
-  static std::vector<uint64_t>& heads = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
-  heads.resize(g.size());
-  g_members = &g;
-  rt.tp.load_many(
-      g.size(), [](size_t i, int* r, uint64_t* off) {
-        *r = (*g_members)[i];
-        *off = rt.meta.ivl;
-      },
-      heads.data());
-  for (size_t i = 0; i < g.size(); i++) {
-    const int m = g[i];
-    if (m == rt.rank || heads[i] >> 32 != v.epoch) continue;
-    const uint32_t c = (uint32_t)heads[i];
-    if (c > v.known[m]) {
-      v.known[m] = c;
-      v.known_grew = true;
-    }
-  }
-  v.partial = true;
-}
-
 // The pages of rank m's records a..b (this epoch) into the marks, and the
 // vector timestamp of record b into *vc; false if any of them is gone or was
 // made after a partial acquire.
@@ -437,10 +398,6 @@ void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
   }
   if (kind == IvlAcquire::All) {
     acquire_all();
-    return;
-  }
-  if (kind == IvlAcquire::Group) {
-    acquire_group();
     return;
   }
   rt.st.s.scoped_acquires++;

@@ -80,9 +80,7 @@ constexpr uint16_t kIvlTraps = 3;
 // that it wrote, untrapped (intervals.cpp, name_written).
 constexpr uint32_t kIvlEarly = 4;
 
-// Group: a split or group barrier's wait, whose members are
-// rt.sync.pending_group (intervals.cpp, acquire_group).
-enum class IvlAcquire : uint8_t { All, Lock, Barrier, Group };
+enum class IvlAcquire : uint8_t { All, Lock, Barrier };
 
 struct Intervals {
   bool on = false;
@@ -90,7 +88,7 @@ struct Intervals {
   uint32_t count = 0;                // this rank's records in this epoch
   std::vector<uint32_t> known;       // per rank: its records (this epoch) this rank has acquired
   bool known_grew = false;           // since this rank's last record
-  bool partial = false;              // a loom_acquire_range or group acquire since this rank's last record
+  bool partial = false;              // a loom_acquire_range since this rank's last record
   bool in_barrier = false;           // the release of a full barrier: no record
   bool scoped = false;               // the acquire under way drops only kIvlStale pages
   bool locks_seen = false;           // this rank acquired a lock: its fetches join the copy-sets
