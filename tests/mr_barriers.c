@@ -9,6 +9,22 @@
 
 #include "mr.h"
 
+/* Case 3b's hand-offs: a store under a lock, and a wait (lock, load,
+ * unlock, again) until the word holds a value. */
+static void store_locked(int lock, volatile uint64_t* w, uint64_t v) {
+  CHECK_OK(loom_lock(lock));
+  *w = v;
+  CHECK_OK(loom_unlock(lock));
+}
+
+static void await_locked(int lock, volatile uint64_t* w, uint64_t want) {
+  for (uint64_t v = want + 1; v != want;) {
+    CHECK_OK(loom_lock(lock));
+    v = *w;
+    CHECK_OK(loom_unlock(lock));
+  }
+}
+
 int main(int argc, char** argv) {
   mr_init(&argc, &argv);
   const int r = loom_rank(), n = loom_nranks();
@@ -68,7 +84,7 @@ int main(int argc, char** argv) {
    * after it; m and r pass a group barrier; r writes page B under lock 2; s
    * acquires lock 2 after r: s must see x's write to A, though it never
    * synchronized with x after caching A.  (The group barrier's acquire
-   * reads its members' records only: intervals.cpp, acquire_group.) */
+   * must learn what m learned from x: intervals.cpp, acquire_all.) */
   if (n >= 4) {
     volatile uint64_t* d = NULL;
     CHECK_OK(loom_alloc_collective(3 * 4096, (void**)&d));
@@ -82,32 +98,16 @@ int main(int argc, char** argv) {
       C[0] = 1;
       CHECK_OK(loom_unlock(3));
     } else if (r == 0) {
-      for (uint64_t v = 0; v != 1;) {
-        CHECK_OK(loom_lock(3));
-        v = C[0];
-        CHECK_OK(loom_unlock(3));
-      }
-      CHECK_OK(loom_lock(1));
-      A[0] = 2;
-      CHECK_OK(loom_unlock(1));
+      await_locked(3, C, 1);
+      store_locked(1, A, 2);
     } else if (r == 1) {
-      for (uint64_t v = 0; v != 2;) {
-        CHECK_OK(loom_lock(1));
-        v = A[0];
-        CHECK_OK(loom_unlock(1));
-      }
+      await_locked(1, A, 2);
     }
     if (r == 1 || r == 2) CHECK_OK(loom_barrier_subset((int[]){1, 2}, 2));
     if (r == 2) {
-      CHECK_OK(loom_lock(2));
-      B[0] = 7;
-      CHECK_OK(loom_unlock(2));
+      store_locked(2, B, 7);
     } else if (r == 3) {
-      for (uint64_t v = 0; v != 7;) {
-        CHECK_OK(loom_lock(2));
-        v = B[0];
-        CHECK_OK(loom_unlock(2));
-      }
+      await_locked(2, B, 7);
       CHECK(A[0] == 2);
     }
     CHECK_OK(loom_barrier());
