@@ -19,7 +19,10 @@ measure time-sharing, not speed-up.
 divides as ranks x threads: r/T ranks of T threads each (the hybrid build,
 par.h), and adds its time and its ratio to the threads build to the table:
 at r = 2, --threads 2 compares 1 rank x 2 threads with 2 ranks x 1 thread
-and 2 threads, on the same cores in the same run.
+and 2 threads, on the same cores in the same run.  T may be a list:
+--ranks 16 --threads 16,8 runs 1 x 16 and 2 x 8 beside 16 x 1 and 16
+threads (the JSON keys the shapes hybrid, hybrid_t8, ...: the first T is
+"hybrid", as with one T).
 
 --hosts H also runs the Loom build of every row whose rank count H divides
 across H emulated hosts (scripts/cluster.sh run H ranks/H; needs root and
@@ -140,7 +143,8 @@ def main():
                     help="paper: the programs' defaults, the papers' sizes; test: the small ctest sizes")
     ap.add_argument("--reps", type=int, default=1, help="runs of every row; the table shows medians (default 1)")
     ap.add_argument("--hosts", type=int, default=0, help="also run across this many emulated hosts")
-    ap.add_argument("--threads", type=int, default=0, help="also run r/T ranks x T threads (the hybrid build)")
+    ap.add_argument("--threads", default="", help="also run r/T ranks x T threads (the hybrid build); a "
+                    "comma-separated list runs each T")
     common_args(ap)
     a = ap.parse_args()
     if a.reps < 1:
@@ -151,6 +155,15 @@ def main():
     if unknown:
         ap.error(f"unknown program(s) {', '.join(unknown)}; the suite has {', '.join(APPS)}")
     ranks = [int(x) for x in a.ranks.split(",") if x]
+    try:
+        tlist = [int(x) for x in a.threads.split(",") if x]
+    except ValueError:
+        ap.error(f"--threads takes thread counts separated by commas, got '{a.threads}'")
+    if any(t < 1 for t in tlist):
+        ap.error(f"--threads: a thread count must be at least 1, got '{a.threads}'")
+    tlist = list(dict.fromkeys(t for t in tlist if t > 1))
+    # The JSON key of each hybrid shape: the first is "hybrid", as with a single T.
+    hkey = {t: ("hybrid" if i == 0 else f"hybrid_t{t}") for i, t in enumerate(tlist)}
     warn_oversubscribed(ranks, "ranks/threads")
     env = dict(os.environ)
     rows = [{"app": app, "ranks": r, "args": (TEST_ARGS.get(app, []) if a.size == "test" else []) + a.extra.split()}
@@ -161,7 +174,7 @@ def main():
         for k, row in enumerate(rows):
             app, r, args = row["app"], row["ranks"], row["args"]
             runs = ["threads", "loom"] + (["hosts"] if a.hosts > 1 and r % a.hosts == 0 else []) + \
-                (["hybrid"] if a.threads > 1 and r % a.threads == 0 else [])
+                [hkey[t] for t in tlist if r % t == 0]
             for build in runs:
                 exe = os.path.join(bindir, f"{app}_{'threads' if build == 'threads' else 'loom'}")
                 if not os.path.exists(exe):
@@ -169,9 +182,10 @@ def main():
                     continue
                 if build == "threads":
                     cmd = [exe, "--workers", str(r)] + args
-                elif build == "hybrid":
-                    cmd = [a.mpiexec] + a.mpiexec_flags.split() + ["-n", str(r // a.threads), exe] + args + \
-                        ["--threads", str(a.threads)]
+                elif build.startswith("hybrid"):
+                    t = next(t for t in tlist if hkey[t] == build)
+                    cmd = [a.mpiexec] + a.mpiexec_flags.split() + ["-n", str(r // t), exe] + args + \
+                        ["--threads", str(t)]
                 elif build == "hosts":
                     cmd = [os.path.join(ROOT, "scripts", "cluster.sh"), "run", str(a.hosts), str(r // a.hosts), "--", exe] + args
                 else:
@@ -198,8 +212,8 @@ def main():
         " ".join(f"{c:>7}" for c in CATS)
     if a.hosts > 1:
         hdr += f"  {str(a.hosts) + ' hosts s':>10} {'/1 host':>7} {'valid':>5}  " + " ".join(f"{c:>7}" for c in CATS)
-    if a.threads > 1:
-        hdr += f"  {'x' + str(a.threads) + ' thr s':>9} {'/thread':>7} {'/ranks':>6} {'valid':>5}"
+    for t in tlist:
+        hdr += f"  {'x' + str(t) + ' thr s':>9} {'/thread':>7} {'/ranks':>6} {'valid':>5}"
     if a.reps > 1:
         hdr += f"  {'loom 95% CI of median':>23} {'threads 95% CI':>23}"
     print(hdr)
@@ -223,14 +237,15 @@ def main():
             row["valid"] = valid and hv
             line += (f"  {f(ht, 10, 3)} {f(row['hosts_over_one_host'], 7, 2)} {'yes' if hv else 'NO':>5}  " +
                      " ".join(f(ho.get("breakdown", {}).get(c), 7, 3) for c in CATS))
-        if a.threads > 1:
-            hy = row.get("hybrid", {})
+        for t in tlist:
+            key = hkey[t]
+            hy = row.get(key, {})
             yt = hy.get("time")
-            row["hybrid_over_threads"] = yt / tt if yt and tt else None
-            row["hybrid_over_ranks"] = yt / lt if yt and lt else None
-            yv = hy.get("valid") is True or "hybrid" not in row
+            row[key + "_over_threads"] = yt / tt if yt and tt else None
+            row[key + "_over_ranks"] = yt / lt if yt and lt else None
+            yv = hy.get("valid") is True or key not in row
             row["valid"] = row["valid"] and yv
-            line += (f"  {f(yt, 9, 3)} {f(row['hybrid_over_threads'], 7, 2)} {f(row['hybrid_over_ranks'], 6, 2)} "
+            line += (f"  {f(yt, 9, 3)} {f(row[key + '_over_threads'], 7, 2)} {f(row[key + '_over_ranks'], 6, 2)} "
                      f"{'yes' if yv else 'NO':>5}")
         if a.reps > 1:
             ci = lambda d: f"[{d['ci95'][0]:9.3f}, {d['ci95'][1]:9.3f}]" if "ci95" in d else f"{'-':>23}"
@@ -240,7 +255,7 @@ def main():
         os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
         loom_env = {k: v for k, v in os.environ.items() if k.startswith("LOOM_")}
         with open(a.json, "w") as f:
-            json.dump({"suite": "apps", "threads_per_rank": a.threads, "loom": build_info(a.build_dir),
+            json.dump({"suite": "apps", "threads_per_rank": tlist[0] if tlist else 0, "thread_counts": tlist, "loom": build_info(a.build_dir),
                        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "size": a.size, "reps": a.reps, "ranks": ranks, "hosts": a.hosts, "rows": rows,
                        "loom_config": loom_env or "defaults", "machine": machine(a.mpiexec)}, f, indent=1)
         print(f"wrote {a.json}", file=sys.stderr)
