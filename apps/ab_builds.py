@@ -3,7 +3,7 @@
 the micro-benchmarks cannot tell alone.
 
   apps/ab_builds.py --a OLD_BUILD --b NEW_BUILD [--apps sor,lu,...] [--reps 5]
-                    [--np 2] [--launch "scripts/cluster.sh run 2 1 --"] [--json OUT]
+                    [--np 2] [--threads T] [--launch "scripts/cluster.sh run 2 1 --"] [--json OUT]
 
 Each repetition runs every program once with build A and once with build B
 (its Loom build, BUILD/apps/<name>_loom, at the papers' sizes), alternating
@@ -44,6 +44,7 @@ def main():
     ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"))
     ap.add_argument("--launch", help="command prefix instead of 'MPIEXEC -n NP'")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--threads", type=int, default=1, help="threads per rank (the hybrid build: --threads T)")
     ap.add_argument("--json")
     a = ap.parse_args()
     prefix = shlex.split(a.launch) if a.launch else [a.mpiexec, "-n", str(a.np)]
@@ -54,10 +55,12 @@ def main():
             order = "ab" if rep % 2 == 0 else "ba"
             for b in order:
                 exe = os.path.join(a.a if b == "a" else a.b, "apps", f"{app}_loom")
-                times[(app, b)].append(run_once(prefix + [exe], a.timeout))
+                extra = ["--threads", str(a.threads)] if a.threads > 1 else []
+                times[(app, b)].append(run_once(prefix + [exe] + extra, a.timeout))
         print(f"ab_builds: repetition {rep + 1} of {a.reps} done", file=sys.stderr, flush=True)
     rows = []
-    print(f"# {a.reps} repetitions, {' '.join(prefix)}; A = {a.a}, B = {a.b}")
+    print(f"# {a.reps} repetitions, {' '.join(prefix)}" + (f" x {a.threads} threads" if a.threads > 1 else "") +
+          f"; A = {a.a}, B = {a.b}")
     print(f"{'program':10s} {'A s':>8s} {'B s':>8s} {'B/A':>6s}  A range / B range")
     for app in apps:
         ta, tb = times[(app, "a")], times[(app, "b")]
@@ -66,7 +69,7 @@ def main():
         rows.append({"app": app, "a": ta, "b": tb, "median_a": ma, "median_b": mb, "ratio": mb / ma})
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"a": a.a, "b": a.b, "launch": prefix, "reps": a.reps, "rows": rows}, f, indent=1)
+            json.dump({"a": a.a, "b": a.b, "launch": prefix, "threads": a.threads, "reps": a.reps, "rows": rows}, f, indent=1)
     return 0
 
 

@@ -444,6 +444,10 @@ void take_for_thread(uint32_t id) {
   }
 }
 
+// Hand-overs between a rank's threads in a row, at most, while another
+// rank waits for the lock behind this one (loom_unlock).
+constexpr uint32_t kSiblingRun = 16;
+
 void give_for_thread(uint32_t id) {
   __atomic_store_n(&rt.sync.held[id], 0, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&rt.sync.local_waiters[id], __ATOMIC_SEQ_CST)) futex_wake_int(&rt.sync.held[id]);
@@ -702,7 +706,7 @@ Status checkpoint(const char* dir) {
   else if (rt.sync.barrier_pending) local = fail(LOOM_ERR_BUSY, "loom_checkpoint: a split barrier is pending");
   else
     for (uint32_t i = 0; i < rt.cfg.locks; i++)
-      if (rt.sync.held[i]) {
+      if (rt.sync.held[i] || rt.sync.in_queue[i]) {
         local = fail(LOOM_ERR_BUSY, "loom_checkpoint: this rank holds lock %u; checkpoint with no lock held", i);
         break;
       }
@@ -786,13 +790,31 @@ loom_status_t loom_lock(uint32_t id) {
   if (lock_holder(id) == thread_tid())
     return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this thread holds the lock already", id));
   double t0 = stat_now();
+  SyncState& sy = rt.sync;
+  __atomic_fetch_add(&sy.wanting[id], 1, __ATOMIC_SEQ_CST);
   take_for_thread(id);  // this rank's place in the lock, from its other threads
+  __atomic_fetch_sub(&sy.wanting[id], 1, __ATOMIC_SEQ_CST);
+  if (sy.in_queue[id] || (rt.nranks == 1 && !trace_on())) {
+    // A sibling thread handed the lock over and the rank still holds it in
+    // the queue (the rank acquired when it took it; the sibling's writes
+    // are in this process's memory); or one rank, where a Loom lock orders
+    // this rank's threads and nothing else: no release, no acquire, no
+    // rank lock ("Threads of a rank", ARCHITECTURE.md).
+    stats_side_lock(false, stat_now() - t0);
+    if (trace_on()) {
+      RankHold hold;
+      trace_event(Ev::Lock, trace_now(), id, 0);
+    }
+    return LOOM_OK;
+  }
   RankHold hold;
   const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   const bool turn = spawn_before_lock();
   proto_release();
   const uint64_t from = sync_lock_raw(id);
   if (turn) spawn_turn_done();
+  sy.in_queue[id] = 1;
+  sy.siblings[id] = 0;
   proto_acquire(false, IvlAcquire::Lock, from);
   rt.st.s.locks++;
   rt.st.s.t_lock += stat_now() - t0;
@@ -818,8 +840,17 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
     *acquired = 0;
     return LOOM_OK;
   }
-  RankHold hold;
   double t0 = stat_now();
+  if (rt.sync.in_queue[id] || (rt.nranks == 1 && !trace_on())) {  // as in loom_lock
+    stats_side_lock(false, stat_now() - t0);
+    if (trace_on()) {
+      RankHold hold;
+      trace_event(Ev::Lock, trace_now(), id, 0);
+    }
+    *acquired = 1;
+    return LOOM_OK;
+  }
+  RankHold hold;
   const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   uint64_t from = 0;
   if (!sync_trylock_raw(id, &from)) {
@@ -829,6 +860,8 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
     *acquired = 0;
     return LOOM_OK;
   }
+  rt.sync.in_queue[id] = 1;
+  rt.sync.siblings[id] = 0;
   proto_release();
   proto_acquire(false, IvlAcquire::Lock, from);
   rt.st.s.locks++;
@@ -839,8 +872,8 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
 }
 
 loom_status_t loom_unlock(uint32_t id) {
-  REQUIRE_INIT();
-  Status s = check_lock(id, "loom_unlock");
+  Status s = need_init("loom_unlock");
+  if (s.is_ok()) s = check_lock(id, "loom_unlock");
   if (!s.is_ok()) return s.code();
   const int holder = lock_holder(id);
   if (holder != thread_tid()) {
@@ -850,10 +883,36 @@ loom_status_t loom_unlock(uint32_t id) {
     return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
   }
   double t0 = stat_now();
+  SyncState& sy = rt.sync;
+  if (!sy.in_queue[id]) {  // one rank: the lock was kept among its threads (loom_lock)
+    give_for_thread(id);
+    stats_side_lock(true, stat_now() - t0);
+    if (trace_on()) {
+      RankHold hold;
+      trace_event(Ev::Unlock, trace_now(), id, 0);
+    }
+    return LOOM_OK;
+  }
+  RankHold hold;
   const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
+  // A sibling thread waits for the lock: hand it over inside the rank, which
+  // keeps its place in the queue (no release: the sibling reads this
+  // thread's writes in the same memory; the rank's release when the lock
+  // leaves it publishes them), unless another rank waits behind this one
+  // and the rank has kept the lock for kSiblingRun hand-overs already.
+  if (__atomic_load_n(&sy.wanting[id], __ATOMIC_SEQ_CST) > 0 &&
+      (sy.siblings[id] < kSiblingRun || !sync_lock_successor(id))) {
+    sy.siblings[id]++;
+    give_for_thread(id);
+    rt.st.s.unlocks++;
+    rt.st.s.t_unlock += stat_now() - t0;
+    if (trace_on()) trace_event(Ev::Unlock, tt, id, 0);
+    return LOOM_OK;
+  }
   proto_release();
   const uint64_t info = ivl_release_info();
   sync_unlock_raw(id, info);
+  sy.in_queue[id] = 0;
   give_for_thread(id);
   rt.st.s.unlocks++;
   rt.st.s.t_unlock += stat_now() - t0;
@@ -1172,7 +1231,7 @@ loom_status_t loom_home_of(const void* ptr, int* rank) {
 loom_status_t loom_stats_get(loom_stats_t* out) {
   REQUIRE_INIT();
   if (!out) return ret(fail(LOOM_ERR_INVALID, "loom_stats_get: out is NULL"));
-  *out = rt.st.s;
+  rank_stats(out);
   adapt_count_modes(&out->pages_lazy, &out->pages_eager);
   out->meta_bytes = rt.meta.size;
   return LOOM_OK;
@@ -1198,9 +1257,11 @@ loom_status_t loom_stats_reset(void) {
 loom_status_t loom_stats_json(char* buf, size_t len) {
   REQUIRE_INIT();
   if (!buf || len == 0) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: empty buffer"));
-  adapt_count_modes(&rt.st.s.pages_lazy, &rt.st.s.pages_eager);
-  rt.st.s.meta_bytes = rt.meta.size;
-  if (stats_json(rt.st.s, rt.rank, stats_wall(), true, buf, len) >= len) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: buffer too small"));
+  loom_stats_t st;
+  rank_stats(&st);
+  adapt_count_modes(&st.pages_lazy, &st.pages_eager);
+  st.meta_bytes = rt.meta.size;
+  if (stats_json(st, rt.rank, stats_wall(), true, buf, len) >= len) return ret(fail(LOOM_ERR_INVALID, "loom_stats_json: buffer too small"));
   return LOOM_OK;
 }
 

@@ -138,6 +138,8 @@ bool sync_trylock_raw(uint32_t id, uint64_t* info) {
   return false;
 }
 
+bool sync_lock_successor(uint32_t id) { return rt.tp.load(rt.rank, Seg::Meta, next_off(id)) != 0; }
+
 void sync_unlock_raw(uint32_t id, uint64_t info) {
   Transport& tp = rt.tp;
   const uint64_t me = (uint64_t)rt.rank + 1;

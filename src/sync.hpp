@@ -16,6 +16,13 @@ struct SyncState {
   // waits in its queue, 0 none; one thread per rank at a time (api.cpp).
   std::vector<int> held;
   std::vector<int> local_waiters;    // threads of this rank waiting for held[lock] to be 0
+  std::vector<int> wanting;          // threads of this rank in loom_lock for the lock, not yet holding it
+  // in_queue[lock]: this rank holds the lock in its MCS queue (released to
+  // the queue at the unlock that does not hand it to a sibling thread);
+  // siblings[lock]: hand-overs between this rank's threads since the rank
+  // took it from the queue.  Read and written by the thread in held[lock].
+  std::vector<uint8_t> in_queue;
+  std::vector<uint32_t> siblings;
   uint64_t barrier_epoch = 0;
   std::vector<uint64_t> pair_count;  // group barriers entered with each peer
   std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
@@ -25,6 +32,9 @@ struct SyncState {
   void init(int nranks, uint32_t locks) {
     held.assign(locks, 0);
     local_waiters.assign(locks, 0);
+    wanting.assign(locks, 0);
+    in_queue.assign(locks, 0);
+    siblings.assign(locks, 0);
     barrier_epoch = 0;
     pair_count.assign(nranks, 0);
     pending_group.clear();
@@ -41,6 +51,9 @@ unsigned sync_barrier_or(unsigned mine);
 // (< 2^kIvlInfoBits, intervals.hpp) from each holder to the next: lock returns what
 // the last holder passed to unlock (0 if none).
 uint64_t sync_lock_raw(uint32_t id);
+// A rank waits behind this rank in the lock's queue (it has linked itself
+// to this rank's node).  Only while this rank holds the lock.
+bool sync_lock_successor(uint32_t id);
 // The lock if no rank holds or waits for it (at most two CASes of the
 // queue's tail); false, with nothing changed, otherwise.
 bool sync_trylock_raw(uint32_t id, uint64_t* info);

@@ -27,6 +27,11 @@ struct ThreadState {
   uint64_t stats_gen = 0;  // the rank's reset generation `mine` counts from
   loom_stats_t at_take{};  // the rank's counters when this thread took the lock
   loom_stats_t mine{};     // this thread's share
+  // Loom lock operations this thread made without the rank lock
+  // (stats_side_lock), since the reset generation side_gen.
+  uint64_t side_gen = 0;
+  uint64_t side_locks = 0, side_unlocks = 0;
+  double side_t_lock = 0, side_t_unlock = 0;
 };
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_self;
 
@@ -43,6 +48,9 @@ std::atomic<uint64_t> g_stats_gen{1};
 int g_first_tid = 0;
 int g_threads_seen = 0;  // under the rank lock
 std::atomic<bool> g_multi{false};
+// The rank's total of stats_side_lock since the last reset (times in ns),
+// kept apart from rt.st so that no thread's share of rt.st includes them.
+std::atomic<uint64_t> g_side_locks{0}, g_side_unlocks{0}, g_side_lock_ns{0}, g_side_unlock_ns{0};
 loom_stats_t g_first_share{};
 uint64_t g_first_gen = 0;
 
@@ -173,19 +181,62 @@ void rank_lock_retake(int depth) {
   g_depth = depth;
 }
 
-void thread_stats(loom_stats_t* out) {
-  if (!t_self.counting) {  // the only thread so far
-    *out = rt.st.s;
-    return;
+namespace {
+void fresh_side_if_reset() {
+  const uint64_t g = g_stats_gen.load(std::memory_order_acquire);
+  if (t_self.side_gen == g) return;
+  t_self.side_gen = g;
+  t_self.side_locks = t_self.side_unlocks = 0;
+  t_self.side_t_lock = t_self.side_t_unlock = 0;
+}
+}  // namespace
+
+void stats_side_lock(bool unlock, double secs) {
+  fresh_side_if_reset();
+  const uint64_t ns = secs > 0 ? (uint64_t)(secs * 1e9) : 0;
+  if (unlock) {
+    t_self.side_unlocks++;
+    t_self.side_t_unlock += secs;
+    g_side_unlocks.fetch_add(1, std::memory_order_relaxed);
+    g_side_unlock_ns.fetch_add(ns, std::memory_order_relaxed);
+  } else {
+    t_self.side_locks++;
+    t_self.side_t_lock += secs;
+    g_side_locks.fetch_add(1, std::memory_order_relaxed);
+    g_side_lock_ns.fetch_add(ns, std::memory_order_relaxed);
   }
-  // Under the lock (the caller holds it): bring this thread's share up to now.
-  on_give();
-  on_take();
-  *out = t_self.mine;
+}
+
+void rank_stats(loom_stats_t* out) {
+  *out = rt.st.s;
+  out->locks += g_side_locks.load(std::memory_order_relaxed);
+  out->unlocks += g_side_unlocks.load(std::memory_order_relaxed);
+  out->t_lock += (double)g_side_lock_ns.load(std::memory_order_relaxed) * 1e-9;
+  out->t_unlock += (double)g_side_unlock_ns.load(std::memory_order_relaxed) * 1e-9;
+}
+
+void thread_stats(loom_stats_t* out) {
+  if (!t_self.counting) {  // the only thread so far to take the rank lock
+    *out = rt.st.s;
+  } else {
+    // Under the lock (the caller holds it): bring this thread's share up to now.
+    on_give();
+    on_take();
+    *out = t_self.mine;
+  }
+  fresh_side_if_reset();
+  out->locks += t_self.side_locks;
+  out->unlocks += t_self.side_unlocks;
+  out->t_lock += t_self.side_t_lock;
+  out->t_unlock += t_self.side_t_unlock;
 }
 
 void thread_stats_reset() {
   g_stats_gen.fetch_add(1, std::memory_order_acq_rel);
+  g_side_locks.store(0);
+  g_side_unlocks.store(0);
+  g_side_lock_ns.store(0);
+  g_side_unlock_ns.store(0);
   if (!t_self.counting) return;
   fresh_if_reset();
   t_self.at_take = rt.st.s;

@@ -17,7 +17,8 @@
 //
 // Statistics: the rank's counters (rt.st) are bumped under the rank lock;
 // each thread also keeps what happened while it held the lock, read with
-// loom_thread_stats_get.
+// loom_thread_stats_get.  Loom lock operations that need no rank lock (a
+// lock kept among the rank's threads) count apart (stats_side_lock).
 // Thread safety: every function here may be called from any thread.
 #pragma once
 #include <cstdint>
@@ -62,6 +63,12 @@ void thread_stats(loom_stats_t* out);
 // loom_stats_reset: every thread's statistics restart (lazily, at each
 // thread's next use).
 void thread_stats_reset();
+// A Loom lock or unlock that ran without the rank lock (a lock kept among
+// this rank's threads, api.cpp) counts here: in this thread's statistics
+// and in the rank's, apart from rt.st.
+void stats_side_lock(bool unlock, double secs);
+// The rank's statistics: rt.st.s and the lock operations counted apart.
+void rank_stats(loom_stats_t* out);
 
 // The all-threads barrier (loom_thread_barrier): nthreads threads of this
 // rank meet; the last to arrive runs `rank_barrier` (the rank's Loom
