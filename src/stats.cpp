@@ -192,7 +192,10 @@ void write_file(const std::string& path, const std::string& text) {
 double stats_wall() { return now() - rt.st.t_start; }
 
 void stats_finalize_report() {
-  rank_stats(&rt.st.s);  // the lock operations counted apart, for the report (nothing counts after it)
+  // The lock operations counted apart, into the report (nothing counts
+  // after it); their count restarts for a later loom_init.
+  rank_stats(&rt.st.s);
+  thread_stats_reset();
   adapt_count_modes(&rt.st.s.pages_lazy, &rt.st.s.pages_eager);
   rt.st.s.meta_bytes = rt.meta.size;
   const double wall = stats_wall();
