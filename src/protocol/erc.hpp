@@ -10,6 +10,10 @@ namespace loom {
 // is still `seen`.  False, with nothing changed, if a rank joined since, or
 // if there are more than 64 ranks (erc.cpp).
 bool erc_go_untracked(uint64_t page, uint64_t seen);
+// This rank holds no copy of page (not its home) and takes itself out of
+// the page's copy-set at the home: notices for it stop.  Its next fetch
+// joins again before it reads the page (before_fetch).
+void erc_leave(uint64_t page);
 
 struct ErcState {
   std::vector<uint32_t> home_dirty;  // home pages written (trapped) since the last release

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "heap.hpp"
+#include "protocol/erc.hpp"
 #include "protocol/protocol.hpp"
 
 namespace loom {
@@ -209,6 +210,10 @@ void notices_process() {
       else refresh.push_back((uint32_t)p);
     } else if (kind == kNoticeInstall && proto_home(p, false) >= 0 && pt.home[p] != rt.rank) {
       refresh.push_back((uint32_t)p);
+    } else if (kind != kNoticeInstall && pt.state[p] == kNone && page_protocol(p).needs_notices) {
+      // A notice for a copy this rank no longer has: leave the copy-set,
+      // or every later write of the page traps at its home and comes here.
+      erc_leave(p);
     }
   }
   drop_pages(drop);
