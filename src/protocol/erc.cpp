@@ -20,10 +20,10 @@
 // the old value of its OR: it keeps its copy only until its next acquire (as
 // HLRC would) and tells the home, which traps its writes again from its next
 // acquire on.  That rule took LU's 12103 home write faults back to HLRC's 135.
-// A rank that gets a notice for a page it does not hold (it dropped the
-// copy at an earlier notice and never fetched it again) leaves the page's
-// copy-set (erc_leave): it has no copy, and a later copy joins again before
-// its get.  Before, bits were never cleared, and one early copy (SOR's
+// A rank that gets a notice for a page it has not held for a while (it
+// dropped the copy 16 acquires ago or more and never fetched it again)
+// leaves the page's copy-set if it is the only other rank there
+// (erc_leave): it has no copy, and a later copy joins again before its get.  Before, bits were never cleared, and one early copy (SOR's
 // rank 0 writes the boundary column through every row) made the home trap
 // and notify every write for the rest of the run: SOR under either eager
 // protocol made 4.1 M faults and ran 15x its HLRC time.
@@ -195,10 +195,11 @@ const PageProtocol kErc = kOps;
 // With more than 64 ranks a copy-set is several words, which no one CAS
 // covers: home pages stay tracked (their writes trap).
 void erc_leave(uint64_t p) {
-  const int h = rt.pages.home[p];
-  const uint64_t at = cs_off(p, my_plane()), bit = my_bit();
-  uint64_t cur = rt.tp.load(h, Seg::Meta, at), was;
-  while ((cur & bit) && (was = rt.tp.cas(h, Seg::Meta, at, cur, cur & ~bit)) != cur) cur = was;
+  // One compare-and-swap: out if this rank is the only one in its word of
+  // the set, which is when leaving lets the home write untracked; with
+  // others in it, it stays (a notice it ignores costs less than a round
+  // trip per page).
+  (void)rt.tp.cas(rt.pages.home[p], Seg::Meta, cs_off(p, my_plane()), my_bit(), 0);
 }
 
 bool erc_go_untracked(uint64_t p, uint64_t seen) {

@@ -11,8 +11,9 @@ namespace loom {
 // if there are more than 64 ranks (erc.cpp).
 bool erc_go_untracked(uint64_t page, uint64_t seen);
 // This rank holds no copy of page (not its home) and takes itself out of
-// the page's copy-set at the home: notices for it stop.  Its next fetch
-// joins again before it reads the page (before_fetch).
+// the page's copy-set at the home if no other rank of its plane is there
+// (one CAS): notices for it stop, and the home may write the page
+// untracked.  Its next fetch joins again before it reads (before_fetch).
 void erc_leave(uint64_t page);
 
 struct ErcState {
