@@ -21,11 +21,12 @@
 // HLRC would) and tells the home, which traps its writes again from its next
 // acquire on.  That rule took LU's 12103 home write faults back to HLRC's 135.
 // A rank that gets a notice for a page it has not held for a while (it
-// dropped the copy 16 acquires ago or more and never fetched it again)
+// dropped the copy 64 acquires ago or more and never fetched it again)
 // leaves the page's copy-set if it is the only other rank there
-// (erc_leave): it has no copy, and a later copy joins again before its get.  Before, bits were never cleared, and one early copy (SOR's
-// rank 0 writes the boundary column through every row) made the home trap
-// and notify every write for the rest of the run: SOR under either eager
+// (erc_leave): it has no copy, and a later copy joins again before its
+// get.  Before, bits were never cleared, and one early copy (SOR's rank 0
+// writes the boundary column through every row) made the home trap and
+// notify every write for the rest of the run: SOR under either eager
 // protocol made 4.1 M faults and ran 15x its HLRC time.
 #include "protocol/erc.hpp"
 
