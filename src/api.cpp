@@ -448,6 +448,28 @@ void take_for_thread(uint32_t id) {
 // rank waits for the lock behind this one (loom_unlock).
 constexpr uint32_t kSiblingRun = 16;
 
+// A lock operation made without the rank lock: its trace record still
+// needs it (the trace's buffers are the rank's).
+void trace_kept(Ev e, uint32_t id) {
+  if (!trace_on()) return;
+  RankHold hold;
+  trace_event(e, trace_now(), id, 0);
+}
+
+// With held[id] this thread's: the lock is taken already if a sibling
+// thread handed it over and the rank still holds it in the queue (the rank
+// acquired when it took it; the sibling's writes are in this process's
+// memory), or, with one rank, a Loom lock orders this rank's threads and
+// nothing else.  Then no release, no acquire, no rank lock ("Threads of a
+// rank", ARCHITECTURE.md).  The trace's records need the full path at one
+// rank (their order is the rank lock's).
+bool take_kept_lock(uint32_t id, double t0) {
+  if (!rt.sync.in_queue[id] && !(rt.nranks == 1 && !trace_on())) return false;
+  stats_side_lock(false, stat_now() - t0);
+  trace_kept(Ev::Lock, id);
+  return true;
+}
+
 void give_for_thread(uint32_t id) {
   __atomic_store_n(&rt.sync.held[id], 0, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&rt.sync.local_waiters[id], __ATOMIC_SEQ_CST)) futex_wake_int(&rt.sync.held[id]);
@@ -794,19 +816,7 @@ loom_status_t loom_lock(uint32_t id) {
   __atomic_fetch_add(&sy.wanting[id], 1, __ATOMIC_SEQ_CST);
   take_for_thread(id);  // this rank's place in the lock, from its other threads
   __atomic_fetch_sub(&sy.wanting[id], 1, __ATOMIC_SEQ_CST);
-  if (sy.in_queue[id] || (rt.nranks == 1 && !trace_on())) {
-    // A sibling thread handed the lock over and the rank still holds it in
-    // the queue (the rank acquired when it took it; the sibling's writes
-    // are in this process's memory); or one rank, where a Loom lock orders
-    // this rank's threads and nothing else: no release, no acquire, no
-    // rank lock ("Threads of a rank", ARCHITECTURE.md).
-    stats_side_lock(false, stat_now() - t0);
-    if (trace_on()) {
-      RankHold hold;
-      trace_event(Ev::Lock, trace_now(), id, 0);
-    }
-    return LOOM_OK;
-  }
+  if (take_kept_lock(id, t0)) return LOOM_OK;
   RankHold hold;
   const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   const bool turn = spawn_before_lock();
@@ -841,12 +851,7 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
     return LOOM_OK;
   }
   double t0 = stat_now();
-  if (rt.sync.in_queue[id] || (rt.nranks == 1 && !trace_on())) {  // as in loom_lock
-    stats_side_lock(false, stat_now() - t0);
-    if (trace_on()) {
-      RankHold hold;
-      trace_event(Ev::Lock, trace_now(), id, 0);
-    }
+  if (take_kept_lock(id, t0)) {
     *acquired = 1;
     return LOOM_OK;
   }
@@ -887,10 +892,7 @@ loom_status_t loom_unlock(uint32_t id) {
   if (!sy.in_queue[id]) {  // one rank: the lock was kept among its threads (loom_lock)
     give_for_thread(id);
     stats_side_lock(true, stat_now() - t0);
-    if (trace_on()) {
-      RankHold hold;
-      trace_event(Ev::Unlock, trace_now(), id, 0);
-    }
+    trace_kept(Ev::Unlock, id);
     return LOOM_OK;
   }
   RankHold hold;
