@@ -193,16 +193,16 @@ static_assert(protocol_complete(kOps));
 
 const PageProtocol kErc = kOps;
 
-// With more than 64 ranks a copy-set is several words, which no one CAS
-// covers: home pages stay tracked (their writes trap).
+// One compare-and-swap: out if this rank is the only one in its word of
+// the set, which is when leaving lets the home write untracked; with others
+// in it, it stays (a notice it ignores costs less than a round trip per
+// page).
 void erc_leave(uint64_t p) {
-  // One compare-and-swap: out if this rank is the only one in its word of
-  // the set, which is when leaving lets the home write untracked; with
-  // others in it, it stays (a notice it ignores costs less than a round
-  // trip per page).
   (void)rt.tp.cas(rt.pages.home[p], Seg::Meta, cs_off(p, my_plane()), my_bit(), 0);
 }
 
+// With more than 64 ranks a copy-set is several words, which no one CAS
+// covers: home pages stay tracked (their writes trap).
 bool erc_go_untracked(uint64_t p, uint64_t seen) {
   if (rank_planes() > 1) return false;
   if (rt.tp.cas(rt.rank, Seg::Meta, cs_off(p), seen, seen | my_bit()) != seen) return false;
