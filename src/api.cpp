@@ -895,7 +895,7 @@ loom_status_t loom_unlock(uint32_t id) {
     trace_kept(Ev::Unlock, id);
     return LOOM_OK;
   }
-  RankHold hold;
+  QuietHold hold;  // a release leaves other threads' fetches alone (threads.hpp)
   const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   // A sibling thread waits for the lock: hand it over inside the rank, which
   // keeps its place in the queue (no release: the sibling reads this

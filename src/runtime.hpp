@@ -144,12 +144,15 @@ inline void spin_until_unlocked(F&& done) {
   for (int spins = 0;;) {
     if (++spins > rt.cfg.spin) sched_yield();
     else cpu_relax();
-    rank_lock_retake(depth);
+    // A poll touches no page: it leaves the fetches other threads make
+    // without the lock alone, and the wait's end dooms them (threads.hpp).
+    rank_lock_retake_quiet(depth);
     rt.tp.serve_while_waiting();
     if (done()) break;
     if ((spins & 255) == 0) watchdog_poll(started);
     rank_lock_release_all();
   }
+  if (depth > 0) fetch_doom();
   rt.tp.app_waits(false);
   rt.st.s.t_poll += stat_now() - t0;
 }

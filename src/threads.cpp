@@ -24,6 +24,7 @@ struct ThreadState {
   int index = 0;           // 1 + this thread's number in its rank, in the order threads first took the lock
   bool internal = false;   // one of Loom's own threads
   bool counting = false;   // keeps its own share (a second thread has taken the lock)
+  bool quiet = false;      // takes the rank lock quietly (QuietHold, rank_lock_retake_quiet)
   uint64_t stats_gen = 0;  // the rank's reset generation `mine` counts from
   loom_stats_t at_take{};  // the rank's counters when this thread took the lock
   loom_stats_t mine{};     // this thread's share
@@ -53,6 +54,15 @@ std::atomic<bool> g_multi{false};
 std::atomic<uint64_t> g_side_locks{0}, g_side_unlocks{0}, g_side_lock_ns{0}, g_side_unlock_ns{0};
 loom_stats_t g_first_share{};
 uint64_t g_first_gen = 0;
+// Fetches made without the rank lock (threads.hpp): how many are out (from
+// fetch_out to fetch_back), how many of their gets have not landed, the
+// generation a take that dooms them moves, whether this hold doomed them
+// (under the lock), and the count of fetches back that waiting faults
+// sleep on.
+std::atomic<int> g_fetches_out{0}, g_gets_flying{0};
+std::atomic<uint64_t> g_fetch_gen{0};
+bool g_hold_doomed = false;
+std::atomic<int> g_fetch_seq{0}, g_fetch_sleepers{0};
 
 long futex(std::atomic<int>* w, int op, int val) {
   return syscall(SYS_futex, reinterpret_cast<int*>(w), op | FUTEX_PRIVATE_FLAG, val, nullptr, nullptr, 0);
@@ -157,11 +167,13 @@ void rank_lock() {
   g_owner.store(me, std::memory_order_relaxed);
   g_depth = 1;
   on_take();
+  if (!t_self.quiet) fetch_doom();
 }
 
 void rank_unlock() {
   LOOM_ASSERT(rank_lock_mine() && g_depth > 0);
   if (--g_depth > 0) return;
+  g_hold_doomed = false;
   on_give();
   g_owner.store(0, std::memory_order_relaxed);
   give_word();
@@ -179,6 +191,68 @@ void rank_lock_retake(int depth) {
   if (depth <= 0) return;
   rank_lock();
   g_depth = depth;
+}
+
+void rank_lock_retake_quiet(int depth) {
+  if (depth <= 0) return;
+  const bool was = t_self.quiet;
+  t_self.quiet = true;
+  rank_lock_retake(depth);
+  t_self.quiet = was;
+}
+
+int rank_lock_depth() { return rank_lock_mine() ? g_depth : 0; }
+
+bool threads_several() { return g_multi.load(std::memory_order_relaxed); }
+
+QuietHold::QuietHold() : was(t_self.quiet) {
+  t_self.quiet = true;
+  rank_lock();
+}
+QuietHold::~QuietHold() {
+  rank_unlock();
+  t_self.quiet = was;
+}
+
+uint64_t fetch_out() {
+  g_fetches_out.fetch_add(1, std::memory_order_relaxed);
+  g_gets_flying.fetch_add(1, std::memory_order_relaxed);
+  return g_fetch_gen.load(std::memory_order_relaxed);
+}
+
+void fetch_landed() { g_gets_flying.fetch_sub(1, std::memory_order_release); }
+
+bool fetch_back(uint64_t gen) {
+  g_fetches_out.fetch_sub(1, std::memory_order_relaxed);
+  g_fetch_seq.fetch_add(1);  // seq_cst with the sleeper's count and load (fetch_wait)
+  if (g_fetch_sleepers.load() > 0) futex(&g_fetch_seq, FUTEX_WAKE, INT_MAX);
+  return gen == g_fetch_gen.load(std::memory_order_relaxed);
+}
+
+void fetch_doom() {
+  if (g_hold_doomed || g_fetches_out.load(std::memory_order_acquire) == 0) return;
+  // A get lands without the lock (a memcpy, or an MPI_Get that this wait
+  // does not hold up): spin a little, then give the core away.
+  for (int spins = 0; g_gets_flying.load(std::memory_order_acquire) > 0; spins++) {
+    if (spins < 100) cpu_relax();
+    else sched_yield();
+  }
+  g_fetch_gen.fetch_add(1, std::memory_order_relaxed);
+  g_hold_doomed = true;
+}
+
+bool fetch_marks_live() { return !g_hold_doomed && g_fetches_out.load(std::memory_order_relaxed) > 0; }
+
+uint32_t fetch_seq() { return (uint32_t)g_fetch_seq.load(std::memory_order_acquire); }
+
+void fetch_wait(uint32_t seq) {
+  for (int spins = 0; spins < 100; spins++) {
+    if ((uint32_t)g_fetch_seq.load(std::memory_order_acquire) != seq) return;
+    cpu_relax();
+  }
+  g_fetch_sleepers.fetch_add(1);
+  while ((uint32_t)g_fetch_seq.load() == seq) futex(&g_fetch_seq, FUTEX_WAIT, (int)seq);
+  g_fetch_sleepers.fetch_sub(1, std::memory_order_relaxed);
 }
 
 namespace {

@@ -46,6 +46,49 @@ bool rank_lock_mine();    // held by this thread
 int rank_lock_release_all();
 void rank_lock_retake(int depth);
 
+// Take it back for a wait's poll that touches no page (spin_until_unlocked):
+// it dooms no fetch made without the lock (below).
+void rank_lock_retake_quiet(int depth);
+int rank_lock_depth();    // the levels this thread holds (0: not held)
+// More than one thread has taken the rank lock so far.
+bool threads_several();
+
+// Fetches made without the rank lock (core.cpp, the fault path): a fault's
+// get runs while the lock is free, so that several threads' fetches of
+// different pages overlap.  The fault handler and loom_unlock take the
+// lock quietly (QuietHold); every other outermost take of the lock (an API
+// call, a barrier, an acquire, the hand-over wait's end) first waits for
+// the gets out now to land and then dooms them (fetch_doom): their pages
+// stay as they were, and their faults run again.  So nothing that changes
+// pages under the lock runs while a get writes a slot, and no fetch
+// publishes bytes older than an acquire or a refresh that ran meanwhile.
+//   fetch_out      under the lock, before giving it up: returns the fetch's generation
+//   fetch_landed   without the lock: the get is complete
+//   fetch_back     under the lock again: true if the fetch may publish
+//   fetch_doom     under the lock: wait for every get out to land, doom them
+//                  (a no-op when none is out, or this hold doomed them)
+//   fetch_marks_live  under the lock: pages marked as fetched out are
+//                  fetched now (false once this hold doomed them)
+//   fetch_seq, fetch_wait  a fault on a page another thread fetches waits
+//                  (without the lock) until some fetch comes back
+uint64_t fetch_out();
+void fetch_landed();
+bool fetch_back(uint64_t gen);
+void fetch_doom();
+bool fetch_marks_live();
+uint32_t fetch_seq();
+void fetch_wait(uint32_t seq);
+// A hold of the rank lock whose take dooms no fetch: the fault handler's,
+// and loom_unlock's (a release changes only pages this rank wrote, never
+// one a fetch is bringing in).
+struct QuietHold {
+  QuietHold();
+  ~QuietHold();
+  QuietHold(const QuietHold&) = delete;
+  QuietHold& operator=(const QuietHold&) = delete;
+  bool was;
+};
+
 // Sleep while *w == val (a futex; may return early), and wake every sleeper.
 void futex_wait_int(int* w, int val);
 void futex_wake_int(int* w);

@@ -135,7 +135,7 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
             info->si_addr, fault_is_write(uctx) == 1 ? "write" : fault_is_write(uctx) == 0 ? "read" : "access");
     Fault f;
     {
-      RankHold hold;
+      QuietHold hold;
       f = g_on_fault(page, fault_is_write(uctx));
     }
     if (f == Fault::Allowed) {
@@ -148,6 +148,7 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
       return;
     }
     t_allowed_page = ~0ull;
+
   }
   chain(sig, info, uctx);
   errno = saved;

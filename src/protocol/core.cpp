@@ -35,15 +35,20 @@
 #include "heap.hpp"
 #include "intercept.hpp"
 #include "protocol/protocol.hpp"
+#include "threads.hpp"
 #include "trace.hpp"
 #include "vm.hpp"
 
 namespace loom {
 namespace {
 
-bool fetchable(uint64_t q, int h, uint8_t mode) {
+// `skip`: hints that keep a page out of the window (a page another thread
+// fetches; for a fetch without the rank lock, a prefetched page too, whose
+// slot a sibling may be reading).
+bool fetchable(uint64_t q, int h, uint8_t mode, uint8_t skip) {
   const PageTable& pt = rt.pages;
-  return (pt.flags[q] & kAlloc) && pt.state[q] == kNone && pt.mode[q] == mode && proto_home(q, false) == h;
+  return (pt.flags[q] & kAlloc) && pt.state[q] == kNone && pt.mode[q] == mode && !(pt.hint[q] & skip) &&
+         proto_home(q, false) == h;
 }
 
 // The runs of changed bytes of one page's diff.
@@ -63,7 +68,7 @@ void add_run(uint32_t o, uint32_t len, void* c) {
 void proto_forget_hints(uint64_t p) {
   PageTable& pt = rt.pages;
   if (pt.hint[p] & kHot) pt.hot--;
-  pt.hint[p] = 0;
+  pt.hint[p] &= kFetching;
 }
 
 namespace {
@@ -295,41 +300,78 @@ void refresh_pages(const std::vector<uint32_t>& pages, bool by_notice) {
 
 // ---- the driver ----------------------------------------------------------
 
-void proto_make_readable(uint64_t p) {
+namespace {
+
+// A fault's fetch may run without the rank lock (threads.hpp, "Fetches
+// made without the rank lock"): only in the fault handler's outermost hold,
+// with other threads about (one thread gains nothing), on a path whose gets
+// may overlap, and with no trace (whose records need the lock) or adaptive
+// compare (which reads the dropped copies in the slots the get overwrites).
+bool fetch_may_unlock(int h) {
+  return threads_several() && rank_lock_depth() == 1 && !trace_on() && !rt.cfg.adapt && rt.tp.concurrent_get(h);
+}
+
+// The get of [first, first+n) from h into this rank's slots, made with the
+// rank lock given up: the window's pages are marked (a sibling's fault on
+// one waits, and no other window takes them).  False: a take of the lock
+// meanwhile doomed the fetch (threads.hpp); nothing is published, and the
+// fault fetches again under the lock.
+bool get_unlocked(int h, uint64_t first, uint64_t n) {
   PageTable& pt = rt.pages;
-  if (pt.state[p] != kNone) return;
+  for (uint64_t q = first; q < first + n; q++) pt.hint[q] |= kFetching;
+  const uint64_t gen = fetch_out();
+  const int depth = rank_lock_release_all();
+  rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
+  fetch_landed();
+  rank_lock_retake(depth);
+  for (uint64_t q = first; q < first + n; q++) pt.hint[q] &= (uint8_t)~kFetching;
+  return fetch_back(gen);
+}
+
+// Read access to p.  may_unlock: the fault path, whose get may run without
+// the rank lock; false when that fetch was doomed (p is still invalid, and
+// the caller holds the lock again).
+bool make_readable(uint64_t p, bool may_unlock) {
+  PageTable& pt = rt.pages;
+  if (pt.state[p] != kNone) return true;
   if (pt.hint[p] & kPrefetched) {  // fetched by the last barrier: read, so still hot
     pt.hint[p] &= (uint8_t)~(kPrefetched | kMissed);
     vm_protect(p, 1, kRO);
     pt.state[p] = kRO;
     list_cached(p);
     rt.st.s.prefetch_used++;
-    return;
+    return true;
   }
   int h = proto_home(p, true);
   if (h == rt.rank) {
     vm_protect(p, 1, kRO);
     pt.state[p] = kRO;
-    return;
+    return true;
   }
+  const bool unlocked = may_unlock && fetch_may_unlock(h);
+  const uint8_t skip = (uint8_t)((fetch_marks_live() ? kFetching : 0) | (unlocked ? kPrefetched : 0));
   // The aligned window of LOOM_UNIT_PAGES around p, cut to the contiguous
   // pages that are allocated, not cached, homed at the same rank and served
   // by the same protocol.
   uint64_t unit = rt.cfg.unit_pages;
   uint64_t lo = p - p % unit, hi = std::min(lo + unit, rt.npages);
   uint64_t first = p, end = p + 1;
-  while (first > lo && fetchable(first - 1, h, pt.mode[p])) first--;
-  while (end < hi && fetchable(end, h, pt.mode[p])) end++;
+  while (first > lo && fetchable(first - 1, h, pt.mode[p], skip)) first--;
+  while (end < hi && fetchable(end, h, pt.mode[p], skip)) end++;
   uint64_t n = end - first;
   // Before the get: a release that misses this rank in the protocol's
   // bookkeeping then completed its diffs before the get reads them.
   page_protocol(p).before_fetch(h, first, n);
   populate(first, n);
-  // Lazy pages an acquire dropped: is the home's copy the one dropped
-  // (adapt.hpp)?  The dropped copies are still in their slots.
-  const uint64_t compared = adapt_save_dropped(first, n);
-  rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
-  if (compared) adapt_compare_dropped(first, n);
+  if (unlocked) {
+    if (!get_unlocked(h, first, n)) return false;
+  } else {
+    // Lazy pages an acquire dropped: is the home's copy the one dropped
+    // (adapt.hpp)?  The dropped copies are still in their slots.
+    const uint64_t compared = adapt_save_dropped(first, n);
+    rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
+    if (compared) adapt_compare_dropped(first, n);
+  }
   vm_protect(first, n, kRO);
   for (uint64_t q = first; q < end; q++) {
     pt.state[q] = kRO;
@@ -347,13 +389,18 @@ void proto_make_readable(uint64_t p) {
   for (uint64_t q = first; q < end; q++) pt.dropped_at[q] = 0;
   rt.st.s.pages_fetched += n;
   rt.st.s.bytes_fetched += n * kPage;
+  return true;
 }
 
-void proto_make_writable(uint64_t p) {
+// Write access to p (may_unlock as for make_readable).
+bool make_writable(uint64_t p, bool may_unlock) {
   PageTable& pt = rt.pages;
-  if (pt.state[p] == kRW) return;
+  if (pt.state[p] == kRW) return true;
   int h = proto_home(p, true);
-  if (h != rt.rank && pt.state[p] == kNone) proto_make_readable(p);
+  if (h != rt.rank && pt.state[p] == kNone) {
+    if (!make_readable(p, may_unlock)) return false;
+    h = proto_home(p, true);
+  }
   const PageProtocol& proto = page_protocol(p);
   proto.before_write(p, &h);
   if (h != rt.rank) {
@@ -366,13 +413,31 @@ void proto_make_writable(uint64_t p) {
   }
   vm_protect(p, 1, kRW);
   pt.state[p] = kRW;
+  return true;
 }
+
+}  // namespace
+
+void proto_make_readable(uint64_t p) { (void)make_readable(p, false); }
+void proto_make_writable(uint64_t p) { (void)make_writable(p, false); }
 
 Fault proto_fault(uint64_t p, int is_write) {
   PageTable& pt = rt.pages;
   if (!(pt.flags[p] & kAlloc)) {
     // A block another rank allocated: learn it from the heap table.
     if (!heap_mark_if_allocated(p)) return Fault::NotLoom;
+  }
+  // A page in a window another thread fetches without the rank lock: wait
+  // for that fetch (without the lock), then look again.  A fault inside a
+  // hold it cannot give up dooms the fetches out instead (threads.hpp).
+  if ((pt.hint[p] & kFetching) && fetch_marks_live()) {
+    if (rank_lock_depth() > 1) fetch_doom();
+    while ((pt.hint[p] & kFetching) && fetch_marks_live()) {
+      const uint32_t seq = fetch_seq();
+      const int depth = rank_lock_release_all();
+      fetch_wait(seq);
+      rank_lock_retake(depth);
+    }
   }
   uint8_t s = pt.state[p];
   if (is_write < 0) is_write = s == kRO ? 1 : 0;  // unknown: read first, a write faults again
@@ -384,13 +449,17 @@ Fault proto_fault(uint64_t p, int is_write) {
   double t0 = stat_now();
   const uint64_t tt = trace_on() ? trace_now() : 0;
   const uint64_t fetched = rt.st.s.pages_fetched;
+  bool valid;
   if (is_write) {
     rt.st.s.write_faults++;
-    proto_make_writable(p);
+    valid = make_writable(p, true);
   } else {
     rt.st.s.read_faults++;
-    proto_make_readable(p);
+    valid = make_readable(p, true);
   }
+  // A take of the lock doomed the fetch: fetch under the lock now (a
+  // program that takes the lock all the time must still make progress).
+  if (!valid) (void)(is_write ? make_writable(p, false) : make_readable(p, false));
   rt.st.s.t_fault += stat_now() - t0;
   if (trace_on())
     trace_event(Ev::Fault, tt, p, (uint64_t)(uint16_t)rt.pages.home[p] | (rt.st.s.pages_fetched - fetched) << 32,

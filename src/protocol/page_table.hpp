@@ -45,6 +45,8 @@ enum PageHint : uint8_t {
   kPrefetched = 4,  // fetched by the last barrier and not read since: valid until the next
                     // acquire, still protected (PROT_NONE, state kNone) so that a read tells us
   kMissed = 8,      // the last prefetch of this hot page was not read (two in a row: cold)
+  kFetching = 16,   // in a window a thread fetches without the rank lock (core.cpp, fetch_unlocked):
+                    // a fault on it waits for that fetch; kept when the other hints are forgotten
 };
 
 // What the per-page vectors cost each rank: 1 state, 1 flags, 2 home,

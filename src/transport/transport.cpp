@@ -161,6 +161,10 @@ bool Transport::test(MPI_Request* rq) {
 
 bool Transport::is_direct(int r) const { return routes_[r].seg[(int)Seg::Data] == direct_; }
 
+bool Transport::concurrent_get(int r) const {
+  return routes_[r].get[(int)Seg::Data] == direct_;
+}
+
 int Transport::direct_peers() const {
   int n = 0;
   for (int r = 0; r < nranks_; r++) n += (r != rank_ && is_direct(r)) ? 1 : 0;

@@ -152,6 +152,15 @@ class Transport {
   // at init: "auto" is async with one-sided page reads).
   const char* kind_name() const { return kind_ == LOOM_TRANSPORT_RMA ? "rma" : fetch_ ? "auto (async, pages by MPI_Get)" : "async"; }
   bool is_direct(int r) const;                      // Data mapped (always self)
+  // A Data get from r is worth running while other threads of this rank
+  // get too: a memcpy from a mapped peer.  Not the async path's request and
+  // reply (one reply tag per peer, matched in order), and not MPI_Get
+  // either, which may overlap with MPI_THREAD_MULTIPLE but gained nothing:
+  // 8 threads of a rank faulting across 2 emulated hosts on 16 cores ran
+  // 4.3-4.5 us a page with gets under the rank lock and 5.1-6.1 without it
+  // (MPICH over TCP serves them one at a time; BENCHMARKS.md, "Faults of a
+  // rank's threads at once").
+  bool concurrent_get(int r) const;
   int direct_peers() const;
   // A thread serves other ranks' requests (rma: the progress thread; async
   // and auto: the protocol thread, on whenever some peer is not mapped).
