@@ -3,10 +3,11 @@
 // Any thread of a rank may touch Loom memory and call Loom.  The threads
 // share the rank's page table, cached copies and protocol state, and take
 // turns at them under one lock per process, the rank lock: the fault
-// handler holds it for a fault on Loom memory, and every API call for its
-// memory actions.  So a page is fetched once however many threads fault on
-// it (the others wait for the lock, then find the page valid and retry the
-// access), and a release or an acquire runs alone.
+// handler holds it for a fault on Loom memory (giving it up for a get from
+// a mapped peer: "Fetches made without the rank lock" below), and every API
+// call for its memory actions.  So a page is fetched once however many
+// threads fault on it (the others wait for that fetch, then find the page
+// valid and retry the access), and a release or an acquire runs alone.
 //
 // The rank lock is recursive (a protocol step that touches Loom memory
 // through a wrapped call may fault again) and futex-based: a thread that

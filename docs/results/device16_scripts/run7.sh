@@ -1,0 +1,40 @@
+#!/bin/bash
+# Fetches without the rank lock, only from mapped peers (the second form), on 16 cores: old (ae4d107)
+# against new, thread_faults and the hybrid suite, one host and 2 pinned emulated hosts; the
+# statistics of IS and Barnes-Hut as 2 x 8 and 16 x 1.
+set +e
+T0=$SECONDS; R=$PWD; OUTD=${OUT:-/tmp/out}; O=/tmp/w7; mkdir -p "$O" "$OUTD"
+DEADLINE=${DEADLINE:-500}
+left() { echo $((DEADLINE - (SECONDS - T0))); }
+stamp() { tar czf "$OUTD/all7.tgz" -C "$O" . 2>/dev/null; cp "$O/log.txt" "$OUTD/log7.txt" 2>/dev/null; echo "== [$((SECONDS - T0)) s] $*"; }
+exec >"$O/log.txt" 2>&1
+rm -rf .venv && cp -a .devvenv .venv
+mkdir -p /work; [ "$R" = /work/main ] || [ -e /work/main ] || ln -s "$R" /work/main
+mkdir -p /tmp/oldtree; [ -e /tmp/oldtree/build ] || ln -s "$R/.devold/build" /tmp/oldtree/build
+export PATH=$R/.venv/bin:$PATH PYTHONUNBUFFERED=1
+command -v ip >/dev/null || export PATH=$PATH:$R/.venv/net/bin
+M=$R/.venv/bin/mpiexec; C=scripts/cluster.sh
+ldd build/bench/thread_faults | grep -E "loom|mpi"; ldd /tmp/oldtree/build/bench/thread_faults | grep -E "loom|not found"
+tf() {  # tf LABEL LAUNCH...: thread_faults T=1,2,4,8, old and new alternated, 2 rounds
+  for rep in 1 2; do for T in 1 2 4 8; do for b in /tmp/oldtree/build build; do
+    echo -n "$1 $b T=$T: "; timeout 40 "${@:2}" $b/bench/thread_faults $T 512 20 | grep "rank 1" | sed 's/.*rounds: //'
+  done; done; done
+}
+stamp "thread_faults, one host, 2 ranks"
+tf h1r2 $M -n 2 2>&1 | tee "$O/tf_h1r2.txt"
+stamp "cluster up 2"
+$C up 2; echo "up rc=$?"
+stamp "thread_faults, 2 hosts x 1 rank, 8 cores each, no barrier prefetch"
+tf h2r1 env LOOM_CLUSTER_CPUS=8 LOOM_PREFETCH=0 $C run 2 1 -- 2>&1 | tee "$O/tf_h2r1.txt"
+stamp "statistics, IS and Barnes-Hut, 2 x 8 and 16 x 1 (new build)"
+for app in is barnes; do
+  LOOM_STATS=1 timeout 30 $M -n 2 build/apps/${app}_loom --threads 8 >"$O/stats_${app}_2x8.txt" 2>&1
+  LOOM_STATS=1 timeout 30 $M -n 16 build/apps/${app}_loom >"$O/stats_${app}_16x1.txt" 2>&1
+  grep -E "^ +all|time\"" "$O/stats_${app}_2x8.txt" "$O/stats_${app}_16x1.txt" | cut -c1-400
+done
+stamp "ab 2x8 one host"
+timeout 150 python3 apps/ab_builds.py --a /tmp/oldtree/build --b build --apps is,barnes,fft3d,cg,mg,sor --np 2 --threads 8 --reps 5 --json "$O/ab_2x8.json" 2>&1 | tail -9
+stamp "ab 2 hosts x 1 x 8"
+L=$(($(left) - 20)); [ $L -gt 150 ] && L=150
+[ $L -gt 40 ] && LOOM_CLUSTER_CPUS=8 timeout $L python3 apps/ab_builds.py --a /tmp/oldtree/build --b build --apps is,barnes,cg,mg --threads 8 --reps 3 --launch "$C run 2 1 --" --json "$O/ab_h2r1t8.json" 2>&1 | tail -7
+stamp done
