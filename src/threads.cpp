@@ -74,7 +74,7 @@ long futex(std::atomic<int>* w, int op, int val) {
   X(read_faults) X(write_faults) X(pages_fetched) X(bytes_fetched) X(twins) X(diffs) X(diff_bytes)            \
   X(invalidations) X(barriers) X(locks) X(unlocks) X(atomics) X(migrations) X(notices) X(updates) X(prefetched) \
   X(prefetch_used) X(switched) X(scoped_acquires) X(scoped_fallbacks)
-#define LOOM_THREAD_F64(X) X(t_fault) X(t_barrier) X(t_lock) X(t_unlock) X(t_diff) X(t_poll) X(t_update)
+#define LOOM_THREAD_F64(X) X(t_fault) X(t_barrier) X(t_lock) X(t_unlock) X(t_diff) X(t_poll) X(t_update) X(t_rank_wait)
 #define LOOM_COUNT(f) +1
 static_assert(sizeof(loom_stats_t) == 8 * (0 LOOM_THREAD_U64(LOOM_COUNT) LOOM_THREAD_F64(LOOM_COUNT) + 3),
               "a field of loom_stats_t is missing from the per-thread lists (or from the 3 gauges)");
@@ -120,20 +120,23 @@ void on_give() {
 #undef LOOM_ADD
 }
 
-void take_word() {
+// Returns the seconds it waited (0 when the lock was free: no clock read).
+double take_word() {
   int c = 0;
-  if (g_word.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
+  if (g_word.compare_exchange_strong(c, 1, std::memory_order_acquire)) return 0;
+  const double t0 = stat_now();
   for (int spins = 0; spins < 100; spins++) {  // a fault is a few microseconds: spin a little first
     cpu_relax();
     c = 0;
     if (g_word.load(std::memory_order_relaxed) == 0 && g_word.compare_exchange_strong(c, 1, std::memory_order_acquire))
-      return;
+      return stat_now() - t0;
   }
   if (c != 2) c = g_word.exchange(2, std::memory_order_acquire);
   while (c != 0) {
     futex(&g_word, FUTEX_WAIT, 2);
     c = g_word.exchange(2, std::memory_order_acquire);
   }
+  return stat_now() - t0;
 }
 
 void give_word() {
@@ -163,10 +166,11 @@ void rank_lock() {
     g_depth++;
     return;
   }
-  take_word();
+  const double waited = take_word();
   g_owner.store(me, std::memory_order_relaxed);
   g_depth = 1;
   on_take();
+  rt.st.s.t_rank_wait += waited;  // after on_take: this thread's share
   if (!t_self.quiet) fetch_doom();
 }
 

@@ -149,5 +149,9 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_alloc_collective(kBytes, (void**)&bytes));
   CHECK_OK(loom_alloc_collective_policy(kCounters * 512 * 8 / 4, LOOM_HOME_CYCLIC, (void**)&counters));
   mr_workers(T, stress);
+  /* One thread never waits for another of its rank: no wait is counted. */
+  loom_stats_t st;
+  CHECK_OK(loom_stats_get(&st));
+  if (T == 1) CHECK(st.t_rank_wait == 0);
   return mr_finish("mr_stress");
 }

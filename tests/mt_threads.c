@@ -30,7 +30,7 @@
  *             read-only; that window is nanoseconds, and this phase does
  *             not catch it reliably.)
  *   stats     the threads' loom_thread_stats_get add up to the rank's
- *             faults and locks.
+ *             faults, locks and waits for one another (t_rank_wait).
  *
  * Barriers are loom_thread_barrier(T).  Run with 1-4 ranks. */
 #ifndef _GNU_SOURCE
@@ -80,7 +80,7 @@ static void tbar(int tid) {
   TCHECK(s == LOOM_OK);
 }
 
-static uint64_t g_faults_sum, g_locks_sum;
+static uint64_t g_faults_sum, g_locks_sum, g_wait_ns_sum;
 
 static void* body(void* arg) {
   const int tid = (int)(intptr_t)arg, g = R * T + tid, G = N * T;
@@ -200,12 +200,18 @@ static void* body(void* arg) {
   TCHECK(ts.locks == 1);
   __atomic_fetch_add(&g_faults_sum, ts.read_faults + ts.write_faults, __ATOMIC_RELAXED);
   __atomic_fetch_add(&g_locks_sum, ts.locks, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&g_wait_ns_sum, (uint64_t)(ts.t_rank_wait * 1e9 + 0.5), __ATOMIC_RELAXED);
   tbar(tid);
   if (tid == 0) {
     loom_stats_t rs;
     TOK(loom_stats_get(&rs));
     TCHECK(g_locks_sum == rs.locks && g_locks_sum == (uint64_t)T);
     TCHECK(g_faults_sum == rs.read_faults + rs.write_faults);
+    /* The threads' waits for one another add up to the rank's (to the ns each was rounded to). */
+    const double wait_sum = (double)g_wait_ns_sum * 1e-9;
+    TCHECK(wait_sum - rs.t_rank_wait < 1e-9 * T + 1e-12 && rs.t_rank_wait - wait_sum < 1e-9 * T + 1e-12);
+    if (!(wait_sum - rs.t_rank_wait < 1e-9 * T + 1e-12 && rs.t_rank_wait - wait_sum < 1e-9 * T + 1e-12))
+      fprintf(stderr, "rank %d: threads' rank waits %.9f s, rank's %.9f s\n", R, wait_sum, rs.t_rank_wait);
     if (g_faults_sum != rs.read_faults + rs.write_faults)
       fprintf(stderr, "rank %d: threads' faults %llu, rank's %llu\n", R, (unsigned long long)g_faults_sum,
               (unsigned long long)(rs.read_faults + rs.write_faults));

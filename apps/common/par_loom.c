@@ -209,8 +209,10 @@ static void report_rank(const char* app, int valid, const char* extra) {
   int v = valid ? 1 : 0, all = 0;
   MPI_Allreduce(&v, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   const loom_stats_t* s = &g_stats;
-  double mine[7] = {s->t_fault, s->t_barrier, s->t_lock, s->t_unlock, s->t_diff, s->t_poll, s->t_update}, sum[7];
-  MPI_Allreduce(mine, sum, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double mine[8] = {s->t_fault, s->t_barrier, s->t_lock, s->t_unlock, s->t_diff, s->t_poll, s->t_update,
+                    s->t_rank_wait},
+         sum[8];
+  MPI_Allreduce(mine, sum, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   double cnt[7] = {(double)(s->read_faults + s->write_faults), (double)s->pages_fetched, (double)s->diffs,
                    (double)s->invalidations, (double)s->locks, (double)s->notices, (double)s->updates},
          csum[7];
@@ -221,10 +223,10 @@ static void report_rank(const char* app, int valid, const char* extra) {
   printf("RESULT {\"app\": \"%s\", \"build\": \"loom\", \"workers\": %d, \"ranks\": %d, \"threads\": %d, "
          "\"time\": %.6f, \"valid\": %s, "
          "\"breakdown\": {\"fault\": %.4f, \"barrier\": %.4f, \"lock\": %.4f, \"unlock\": %.4f, \"diff\": %.4f, "
-         "\"polling\": %.4f, \"update\": %.4f}, \"counts\": {\"faults\": %.0f, \"pages_fetched\": %.0f, "
+         "\"polling\": %.4f, \"update\": %.4f, \"rank_wait\": %.4f}, \"counts\": {\"faults\": %.0f, \"pages_fetched\": %.0f, "
          "\"diffs\": %.0f, \"invalidations\": %.0f, \"locks\": %.0f, \"notices\": %.0f, \"updates\": %.0f}%s%s}\n",
          app, n * g_threads, n, g_threads, g_region, all ? "true" : "false", sum[0] / n / T, sum[1] / n / T, sum[2] / n / T, sum[3] / n / T,
-         sum[4] / n / T, sum[5] / n / T, sum[6] / n / T, csum[0], csum[1], csum[2], csum[3], csum[4], csum[5],
+         sum[4] / n / T, sum[5] / n / T, sum[6] / n / T, sum[7] / n / T, csum[0], csum[1], csum[2], csum[3], csum[4], csum[5],
          csum[6], extra && *extra ? ", " : "",
          extra ? extra : "");
   fflush(stdout);

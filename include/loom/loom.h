@@ -443,6 +443,8 @@ typedef struct loom_stats {
   uint64_t meta_bytes;  /* size of this rank's Meta segment: directory, copy-sets, lock queues, notice rings, interval
                            records (grows with the rank count, docs/ARCHITECTURE.md; address space: pages never
                            touched take no memory) */
+  double t_rank_wait;   /* seconds this rank's threads waited for one another: for the rank lock that faults and
+                           Loom calls take turns at (0 with one thread) */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 /* The calling thread's share of this rank's statistics since the last
