@@ -8,6 +8,7 @@
 #include <loom/loom.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -120,6 +121,17 @@ static inline void mr_workers(int T, mr_worker_fn fn) {
     }
   mr_wmain(&args[0]);
   for (int t = 1; t < T; t++) pthread_join(th[t], NULL);
+}
+
+/* A block as [addr, addr + size), and their order by address (qsort): the
+ * allocation tests check that no two blocks overlap. */
+typedef struct {
+  uint64_t addr, size;
+} mr_range_t;
+
+static inline int mr_cmp_range(const void* a, const void* b) {
+  const mr_range_t *x = (const mr_range_t*)a, *y = (const mr_range_t*)b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /* Combine the counts, finalize Loom, return the exit code. */

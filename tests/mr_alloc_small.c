@@ -25,15 +25,6 @@ static int all_zero(const uint8_t* p, size_t n) {
   return 1;
 }
 
-typedef struct {
-  uint64_t addr, size;
-} range_t;
-
-static int cmp_range(const void* a, const void* b) {
-  const range_t *x = a, *y = b;
-  return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 int main(int argc, char** argv) {
   mr_init(&argc, &argv);
   const int r = loom_rank(), n = loom_nranks();
@@ -81,7 +72,7 @@ int main(int argc, char** argv) {
   const int M = 600;
   static const size_t sizes[] = {0, 1, 8, 15, 16, 17, 24, 32, 40, 48, 64, 100, 128, 200, 256, 500, 1000, 1024, 2000, 2048};
   const int S = (int)(sizeof sizes / sizeof sizes[0]);
-  range_t* mine = malloc(sizeof(range_t) * M);
+  mr_range_t* mine = malloc(sizeof(mr_range_t) * M);
   int bad_align = 0, not_zero = 0;
   for (int i = 0; i < M; i++) {
     size_t sz = sizes[(i * 7 + r) % S];
@@ -95,7 +86,7 @@ int main(int argc, char** argv) {
   }
   CHECK(bad_align == 0);
   CHECK(not_zero == 0);
-  range_t* all = malloc(sizeof(range_t) * M * n);
+  mr_range_t* all = malloc(sizeof(mr_range_t) * M * n);
   MPI_Allgather(mine, M * 2, MPI_UINT64_T, all, M * 2, MPI_UINT64_T, MPI_COMM_WORLD);
   CHECK_OK(loom_barrier());
   int wrong = 0;
@@ -110,7 +101,7 @@ int main(int argc, char** argv) {
         }
     }
   CHECK(wrong == 0);
-  qsort(all, (size_t)M * n, sizeof(range_t), cmp_range);
+  qsort(all, (size_t)M * n, sizeof(mr_range_t), mr_cmp_range);
   int overlap = 0;
   for (int i = 1; i < M * n; i++)
     if (all[i - 1].addr + all[i - 1].size > all[i].addr) overlap++;

@@ -34,15 +34,6 @@ static int holds(const uint8_t* p, size_t n, uint8_t v) {
   return 1;
 }
 
-typedef struct {
-  uint64_t addr, size;
-} range_t;
-
-static int cmp_range(const void* a, const void* b) {
-  const range_t *x = a, *y = b;
-  return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 static void worker(int w, int W) {
   uint64_t* table = mr_walloc(sizeof(uint64_t) * (size_t)W * K, -1); /* worker w's pointers at w*K */
   uint64_t* mine = table + (size_t)w * K;
@@ -67,13 +58,13 @@ static void worker(int w, int W) {
       if (!holds((const uint8_t*)(uintptr_t)table[(size_t)q * K + i], size_of(q, i), byte_of(q, i))) wrong++;
   CHECK(wrong == 0);
   if (w == 0) {
-    range_t* all = malloc(sizeof(range_t) * (size_t)W * K);
+    mr_range_t* all = malloc(sizeof(mr_range_t) * (size_t)W * K);
     for (int q = 0; q < W; q++)
       for (int i = 0; i < K; i++) {
         all[q * K + i].addr = table[(size_t)q * K + i];
         all[q * K + i].size = size_of(q, i) ? size_of(q, i) : 1;
       }
-    qsort(all, (size_t)W * K, sizeof(range_t), cmp_range);
+    qsort(all, (size_t)W * K, sizeof(mr_range_t), mr_cmp_range);
     int overlap = 0;
     for (int j = 1; j < W * K; j++)
       if (all[j - 1].addr + all[j - 1].size > all[j].addr) overlap++;
