@@ -235,8 +235,8 @@ bool fetch_back(uint64_t gen) {
 
 void fetch_doom() {
   if (g_hold_doomed || g_fetches_out.load(std::memory_order_acquire) == 0) return;
-  // A get lands without the lock (a memcpy, or an MPI_Get that this wait
-  // does not hold up): spin a little, then give the core away.
+  // A get out is a memcpy from a mapped peer (Transport::concurrent_get):
+  // it lands without the lock.  Spin a little, then give the core away.
   for (int spins = 0; g_gets_flying.load(std::memory_order_acquire) > 0; spins++) {
     if (spins < 100) cpu_relax();
     else sched_yield();

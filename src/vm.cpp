@@ -148,7 +148,6 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
       return;
     }
     t_allowed_page = ~0ull;
-
   }
   chain(sig, info, uctx);
   errno = saved;
