@@ -103,7 +103,8 @@ void compute_layout() {
   m.barrier = 0;
   m.tails = align(barrier_area_words(rt.nranks) * 8, 64);
   m.qnodes = align(m.tails + (rt.locks_total + N - 1) / N * 8, 64);
-  m.dir = align(m.qnodes + (uint64_t)rt.locks_total * 16, 64);
+  m.links = align(m.qnodes + (uint64_t)rt.locks_total * 16, 64);
+  m.dir = align(m.links + (rt.locks_total + N - 1) / N * N * 8, 64);
   // The interval records' header (newest record, fetch count) is read by
   // every rank that acquires from everyone or fetches from this home: it
   // follows the barrier area closely, so that a peer mapping this Meta

@@ -49,6 +49,8 @@ struct MetaLayout {
                        // barriers), one per peer, and N clock pings (on rank 0)
   uint64_t tails;      // lock queue tails for the locks this rank hosts
   uint64_t qnodes;     // this rank's queue node {next, locked} for every lock
+  uint64_t links;      // for the locks this rank hosts, each rank's successor in the queue
+                       // (locks served at their home, sync.cpp; N words a lock)
   uint64_t dir;        // directory entries {home+1, writers} of pages p % N == rank
   uint64_t heap;       // the heap table (used on rank 0)
   uint64_t copyset;    // eager protocols: per page, the ranks holding a copy (meaningful at the home)

@@ -15,10 +15,18 @@
 //
 // Locks: MCS queue locks (FIFO, so fair), which hand the next holder the
 // release it acquires from (intervals.hpp).  The tail of lock l lives on rank
-// l mod N; every rank has a queue node {next, locked} per lock in its own Meta
-// segment and spins only on its own node.  Queue entries are rank+1 (0 means
-// none).  These are the raw mechanisms; the memory actions (release before,
-// acquire after) are in api.cpp.
+// l mod N (its home); every rank has a queue node {next, locked} per lock in
+// its own Meta segment and spins only on its own `locked`.  Queue entries are
+// rank+1 (0 means none).  Where a peer is reached by requests (async, auto
+// across hosts) the links live at the home instead (Meta `links`: a word
+// per rank per lock it hosts), so that the home can do the queue's work:
+// enqueueing is one request (swap the tail, link behind the last), and an
+// unlock is a message the unlocker does not wait for — the home empties the
+// tail or hands the lock to the linked successor.  Two round trips to the
+// home per lock and unlock become one (rma, and every peer mapped, keep the
+// classic form: its links are stores to the predecessor's own node).  These
+// are the raw mechanisms; the memory actions (release before, acquire
+// after) are in api.cpp.
 #include "sync.hpp"
 
 #include "runtime.hpp"
@@ -30,9 +38,11 @@ uint64_t tail_off(uint32_t id) { return rt.meta.tails + (uint64_t)(id / (uint32_
 int tail_rank(uint32_t id) { return (int)(id % (uint32_t)rt.nranks); }
 uint64_t next_off(uint32_t id) { return rt.meta.qnodes + (uint64_t)id * 16; }
 uint64_t locked_off(uint32_t id) { return next_off(id) + 8; }
+// The links of lock id at its home: the word of rank r names r's successor.
+uint64_t links_off(uint32_t id) { return rt.meta.links + (uint64_t)(id / (uint32_t)rt.nranks) * rt.nranks * 8; }
 // A tail word's low bits: the last queued rank + 1 (kMaxRanks fits).
-constexpr int kQueueBits = 16;
-constexpr uint64_t kQueueMask = (1ull << kQueueBits) - 1;
+constexpr int kQueueBits = kLockQueueBits;
+constexpr uint64_t kQueueMask = kLockQueueMask;
 static_assert(kMaxRanks < (1 << kQueueBits) && kIvlInfoBits + kQueueBits <= 64, "the tail word's fields");
 
 }  // namespace
@@ -69,6 +79,7 @@ void sync_barrier_raw() {
   if (rt.nranks == 1) return;
   Transport& tp = rt.tp;
   if (!tp.all_direct()) {
+    tp.settle_lock_releases();
     MPI_Request rq;
     tp.ibarrier(&rq);
     wait_site("a barrier (MPI_Ibarrier)");
@@ -82,6 +93,7 @@ unsigned sync_barrier_or(unsigned mine) {
   Transport& tp = rt.tp;
   if (rt.nranks == 1) return mine;
   if (tp.all_direct()) return dissemination(mine);
+  tp.settle_lock_releases();
   MPI_Request rq;
   int in = (int)mine, out = 0;
   tp.iallreduce_or(&in, &out, &rq);
@@ -97,12 +109,14 @@ unsigned sync_barrier_or(unsigned mine) {
 uint64_t sync_lock_raw(uint32_t id) {
   Transport& tp = rt.tp;
   const uint64_t me = (uint64_t)rt.rank + 1;
-  tp.store(rt.rank, Seg::Meta, next_off(id), 0);
+  const bool at_home = tp.locks_at_home();
+  if (!at_home) tp.store(rt.rank, Seg::Meta, next_off(id), 0);
   tp.store(rt.rank, Seg::Meta, locked_off(id), 1);
-  const uint64_t old = tp.swap(tail_rank(id), Seg::Meta, tail_off(id), me);
+  const uint64_t old = at_home ? tp.lock_enqueue(tail_rank(id), tail_off(id), links_off(id), me)
+                               : tp.swap(tail_rank(id), Seg::Meta, tail_off(id), me);
   const uint64_t pred = old & kQueueMask;
   if (pred == 0) return old >> kQueueBits;
-  tp.store((int)pred - 1, Seg::Meta, next_off(id), me);
+  if (!at_home) tp.store((int)pred - 1, Seg::Meta, next_off(id), me);
   wait_site(id == rt.heap_lock ? "the heap lock (loom_alloc, loom_free)" : "loom_lock", id == rt.heap_lock ? -1 : id,
             (int)pred - 1);
   uint64_t v = 1;
@@ -138,12 +152,19 @@ bool sync_trylock_raw(uint32_t id, uint64_t* info) {
   return false;
 }
 
-bool sync_lock_successor(uint32_t id) { return rt.tp.load(rt.rank, Seg::Meta, next_off(id)) != 0; }
+bool sync_lock_successor(uint32_t id) {
+  if (rt.tp.locks_at_home()) return rt.tp.load(tail_rank(id), Seg::Meta, links_off(id) + (uint64_t)rt.rank * 8) != 0;
+  return rt.tp.load(rt.rank, Seg::Meta, next_off(id)) != 0;
+}
 
 void sync_unlock_raw(uint32_t id, uint64_t info) {
   Transport& tp = rt.tp;
   const uint64_t me = (uint64_t)rt.rank + 1;
   LOOM_ASSERT(info < 1ull << kIvlInfoBits);
+  if (tp.locks_at_home()) {
+    tp.lock_release(tail_rank(id), tail_off(id), links_off(id), me, info << kQueueBits, locked_off(id), info << 1);
+    return;
+  }
   uint64_t next = tp.load(rt.rank, Seg::Meta, next_off(id));
   if (next == 0) {
     if (tp.cas(tail_rank(id), Seg::Meta, tail_off(id), me, info << kQueueBits) == me) return;  // no successor
@@ -154,6 +175,7 @@ void sync_unlock_raw(uint32_t id, uint64_t info) {
 }
 
 void sync_group_arrive(const int* ranks, int n) {
+  rt.tp.settle_lock_releases();
   for (int i = 0; i < n; i++) {
     int j = ranks[i];
     if (j == rt.rank) continue;

@@ -336,7 +336,11 @@ LOOM_API loom_status_t loom_lock_alloc(uint32_t n, uint32_t *first);
 /* Take lock `id` only if no rank holds it or waits for it: *acquired = 1
  * and the call is an acquire, as loom_lock; otherwise *acquired = 0 at
  * once, with no effect at all (no queue entry, no memory action).  A lock
- * this rank holds already is not taken again (*acquired = 0). */
+ * this rank holds already is not taken again (*acquired = 0).  Across hosts
+ * an unlock is a message to the lock's home that its sender does not wait
+ * for: a lock unlocked before a barrier is free after it, but a trylock
+ * ordered after another rank's unlock only through other locks or atomics
+ * may fail while that message is on its way. */
 LOOM_API loom_status_t loom_trylock(uint32_t id, int *acquired);
 
 /* Atomics on 8-byte-aligned 64-bit words of Loom memory, performed at the

@@ -12,6 +12,9 @@
 //            padded to 8, at most kBatchBytes per message; kOpPutsAck
 //            replies one word when done.
 //   loads    a = n, then n Meta offsets; reply n words.
+//   locks    kOpLockEnqueue, kOpLockRelease: a queue lock's operations at
+//            its home (Transport::lock_enqueue, lock_release); the release
+//            and the hand-over it may send on (kOpStoreQuiet) have no reply.
 // Requests go to tag kTagReq (only the protocol thread receives it), replies
 // to tag kTagReply (only the application thread receives it), both on a
 // private duplicate of the communicator.  The application thread has at
@@ -54,6 +57,9 @@ enum : uint32_t {
   kOpStop = 11,    // from this rank itself at finalize: the thread exits
   kOpOrRange = 12, // OR b into a words from off; reply their old values
   kOpTyped = 13,   // a typed atomic (type, op in word 0); reply one word
+  kOpStoreQuiet = 14,   // a Meta store; no reply
+  kOpLockEnqueue = 15,  // off = tail, a = link base, b = me; reply the old tail
+  kOpLockRelease = 16,  // off, a, b as above, then freed, locked_off, handover; no reply
 };
 
 constexpr int kTagReq = 1, kTagReply = 2;
@@ -105,6 +111,7 @@ AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, 
   MPI_Comm_size(comm, &nranks_);
   batch_.assign(nranks_, Batch{});
   acks_.assign(nranks_, 0);
+  released_to_.assign(nranks_, 0);
   // Sized once here: the application thread serves requests from inside the
   // fault handler (wait_mine), which must not allocate.
   req_buf_.resize(kMsgWords);
@@ -128,6 +135,7 @@ AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, 
 // so after it no request is in flight: each rank stops its own thread with a
 // message to itself, which is the last message the thread receives.
 AsyncPath::~AsyncPath() {
+  settle_releases();  // served before the threads stop
   flush();
   if (thread_.joinable()) {
     MPI_Request rq;
@@ -346,6 +354,46 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
     reply(out.data(), a * 8);
     return;
   }
+  if (op == kOpLockEnqueue || op == kOpLockRelease) {
+    const uint64_t me = b;
+    if (me == 0 || me > (uint64_t)nranks_) fatal("async transport: a lock request for rank %llu from rank %d", (unsigned long long)me, src);
+    inside(Seg::Meta, off, 8);
+    inside(Seg::Meta, a, (uint64_t)nranks_ * 8);
+    if (off % 8 || a % 8) fatal("async transport: an unaligned lock word from rank %d", src);
+    uint64_t* tail = word(base(Seg::Meta) + off);
+    if (op == kOpLockEnqueue) {
+      const uint64_t old = __atomic_exchange_n(tail, me, __ATOMIC_ACQ_REL);
+      if (old & kLockQueueMask) {
+        if ((old & kLockQueueMask) > (uint64_t)nranks_) fatal("async transport: a lock tail of %#llx", (unsigned long long)old);
+        __atomic_store_n(word(base(Seg::Meta) + a + ((old & kLockQueueMask) - 1) * 8), me, __ATOMIC_RELEASE);
+      }
+      reply(&old, 8);
+      return;
+    }
+    if (bytes < (int)((kHdrWords + 3) * 8)) fatal("async transport: a short lock release from rank %d", src);
+    const uint64_t freed = m[kHdrWords], locked_off = m[kHdrWords + 1], handover = m[kHdrWords + 2];
+    if (locked_off % 8 || !self_.inside(Seg::Meta, locked_off, 8))
+      fatal("async transport: a lock release naming word %llu from rank %d", (unsigned long long)locked_off, src);
+    uint64_t expected = me;
+    if (__atomic_compare_exchange_n(tail, &expected, freed, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return;
+    // A successor: its link is in place, or a mapped rank stores it next.
+    uint64_t* link = word(base(Seg::Meta) + a + (me - 1) * 8);
+    uint64_t next = 0;
+    for (int polls = 0; (next = __atomic_load_n(link, __ATOMIC_ACQUIRE)) == 0;) {
+      if (++polls > spin_) sched_yield();
+      else relax();
+    }
+    if (next > (uint64_t)nranks_) fatal("async transport: a lock link of %llu", (unsigned long long)next);
+    __atomic_store_n(link, 0, __ATOMIC_RELAXED);
+    store_for((int)next - 1, locked_off, handover);
+    return;
+  }
+  if (op == kOpStoreQuiet) {
+    inside(Seg::Meta, off, 8);
+    if (off % 8) fatal("async transport: an unaligned store at %llu from rank %d", (unsigned long long)off, src);
+    __atomic_store_n(word(base(Seg::Meta) + off), a, __ATOMIC_RELEASE);
+    return;
+  }
   if (op == kOpTyped) {
     const AtomicType t = (AtomicType)((m[0] >> 40) & 0xff);
     const AtomicOp aop = (AtomicOp)((m[0] >> 48) & 0xff);
@@ -386,6 +434,36 @@ uint64_t AsyncPath::rpc_word(int r, uint64_t hdr, uint64_t off, uint64_t a, uint
   check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq[1]), "MPI_Isend");
   wait_mine(2, rq);
   return result;
+}
+
+// A Meta store of the serving thread (a lock's hand-over): this rank's own
+// word or a mapped peer's with a CPU store, another's by a message nobody
+// answers (the serving thread never waits for another rank's reply).
+void AsyncPath::store_for(int r, uint64_t off, uint64_t v) {
+  if (r == rank_) {
+    __atomic_store_n(word(self_.base[(int)Seg::Meta] + off), v, __ATOMIC_RELEASE);
+  } else if (near_ranks_[r]) {
+    near_->store(r, Seg::Meta, off, v);
+  } else {
+    uint64_t m[kHdrWords] = {head(kOpStoreQuiet, Seg::Meta), off, v, 0};
+    MPI_Request rq;
+    check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
+    wait_all(1, &rq, spin_);
+  }
+}
+
+uint64_t AsyncPath::lock_enqueue(int r, uint64_t tail_off, uint64_t link_base, uint64_t me) {
+  return rpc_word(r, head(kOpLockEnqueue, Seg::Meta), tail_off, link_base, me);
+}
+
+void AsyncPath::lock_release(int r, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed,
+                             uint64_t locked_off, uint64_t handover) {
+  send_batch(r);
+  uint64_t m[kHdrWords + 3] = {head(kOpLockRelease, Seg::Meta), tail_off, link_base, me, freed, locked_off, handover};
+  MPI_Request rq;
+  check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
+  wait_mine(1, &rq);
+  released_to_[r] = 1;
 }
 
 uint64_t AsyncPath::load(int r, Seg s, uint64_t off) { return rpc_word(r, head(kOpLoad, s), off, 0, 0); }
@@ -450,6 +528,18 @@ void AsyncPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
 // Send every written rank its last batch (possibly only the header) asking
 // for an acknowledgement, and wait for all of them: one round trip, to all
 // targets at once.
+void AsyncPath::settle_releases() {
+  bool any = false;
+  for (int r = 0; r < nranks_; r++) {
+    if (!released_to_[r]) continue;
+    released_to_[r] = 0;
+    Batch& b = batch_[r];
+    if (b.buf.empty()) b.buf.assign(kMsgWords, 0);
+    b.unacked = any = true;
+  }
+  if (any) flush();
+}
+
 void AsyncPath::flush() {
   reqs_.clear();
   for (int r = 0; r < nranks_; r++) {

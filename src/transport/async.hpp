@@ -17,8 +17,9 @@
 // slow (a computing thread shares its core), then sleeps in growing naps
 // (async.cpp, serve(), has the measurements).  What it costs: every remote
 // operation waits for a thread that shares the cores with computing ones
-// (docs/BENCHMARKS.md: uncontended lock 2.30 us, two request round trips,
-// against 0.10 us direct; page fetch warm 4.81 us/page against 2.07).
+// (docs/BENCHMARKS.md: uncontended lock 2.30 us when it was two request
+// round trips, against 0.10 us direct, now one round trip and a message
+// nobody answers; page fetch warm 4.81 us/page against 2.07).
 #pragma once
 #include <mpi.h>
 
@@ -66,6 +67,14 @@ class AsyncPath final : public Path {
   uint64_t atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) override;
   void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) override;
   void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) override;
+  uint64_t lock_enqueue(int r, uint64_t tail_off, uint64_t link_base, uint64_t me) override;
+  // Transport::lock_release for a home reached by requests: one message,
+  // served by r, answered by nobody.
+  void lock_release(int r, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed, uint64_t locked_off,
+                    uint64_t handover);
+  // Every lock_release sent so far has been served (one acknowledgement
+  // round to the ranks that got one since the last call; none if none).
+  void settle_releases();
 
  private:
   struct Batch {                // puts to one rank not yet sent
@@ -79,6 +88,7 @@ class AsyncPath final : public Path {
   void wait_mine(int n, MPI_Request* rq);  // the application thread's requests, serving meanwhile
   uint64_t rpc_word(int r, uint64_t hdr, uint64_t off, uint64_t a, uint64_t b);  // hdr: word 0 of the request
   void send_batch(int r);  // pending puts to r, no acknowledgement
+  void store_for(int r, uint64_t off, uint64_t v);  // a Meta word of r, from the serving thread
 
   MPI_Comm comm_;                   // the facade's (collectives)
   MPI_Comm acomm_ = MPI_COMM_NULL;  // requests and replies (its own duplicate)
@@ -98,6 +108,7 @@ class AsyncPath final : public Path {
   WordsByRank lm_words_;                    // load_many scratch: the words by rank,
   std::vector<uint64_t> lm_send_, lm_recv_;  // the requests and the replies
   std::vector<uint64_t> acks_;
+  std::vector<uint8_t> released_to_;  // a lock_release went to the rank (acknowledged at the end)
   std::vector<uint64_t> or_old_;  // or_range: the old words of one request
   std::vector<MPI_Request> reqs_;
 };

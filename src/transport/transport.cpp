@@ -4,6 +4,7 @@
 // docs/ARCHITECTURE.md has the measurements behind it.
 #include "transport/transport.hpp"
 
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -157,6 +158,36 @@ bool Transport::test(MPI_Request* rq) {
   int done = 0;
   check(MPI_Test(rq, &done, MPI_STATUS_IGNORE), "MPI_Test");
   return done != 0;
+}
+
+uint64_t Path::lock_enqueue(int r, uint64_t tail_off, uint64_t link_base, uint64_t me) {
+  const uint64_t old = swap(r, Seg::Meta, tail_off, me);
+  if (old & kLockQueueMask) store(r, Seg::Meta, link_base + ((old & kLockQueueMask) - 1) * 8, me);
+  return old;
+}
+
+void Transport::lock_release(int h, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed,
+                             uint64_t locked_off, uint64_t handover) {
+  Path* at = routes_[h].atomics;
+  if (at == async_) {
+    async_->lock_release(h, tail_off, link_base, me, freed, locked_off, handover);
+    return;
+  }
+  if (at->cas(h, Seg::Meta, tail_off, me, freed) == me) return;  // nobody behind
+  // A successor swapped itself in: its link follows its swap at once (a
+  // mapped rank's next store, or the same request at h's protocol thread).
+  const uint64_t link = link_base + (me - 1) * 8;
+  uint64_t next = 0;
+  for (int polls = 0; (next = at->load(h, Seg::Meta, link)) == 0;) {
+    if (++polls > opt_.spin) sched_yield();
+    else relax();
+  }
+  at->store(h, Seg::Meta, link, 0);
+  store((int)next - 1, Seg::Meta, locked_off, handover);
+}
+
+void Transport::settle_lock_releases() {
+  if (async_) async_->settle_releases();
 }
 
 bool Transport::is_direct(int r) const { return routes_[r].seg[(int)Seg::Data] == direct_; }

@@ -128,7 +128,19 @@ class Path {
   // after the ORs (ordered after them at the target, complete with them).
   virtual void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) = 0;
   virtual void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) = 0;  // n > 0
+  // Queue locks served at their home (Transport::lock_enqueue): swap the
+  // tail word at tail_off of r's Meta for `me`, and when the old tail named
+  // a rank q (low kLockQueueBits bits q + 1), store `me` into q's link word
+  // at link_base + q * 8 of r's Meta.  Two operations here; the async path
+  // makes them one request.
+  virtual uint64_t lock_enqueue(int r, uint64_t tail_off, uint64_t link_base, uint64_t me);
 };
+
+// A queue lock's tail word: its low kLockQueueBits bits are the last queued
+// rank + 1 (0: the lock is free), the rest what the last holder left
+// (sync.cpp).  Here because the async path serves lock operations.
+constexpr int kLockQueueBits = 16;
+constexpr uint64_t kLockQueueMask = (1ull << kLockQueueBits) - 1;
 
 struct AppWaiting;
 class DirectPath;
@@ -211,6 +223,29 @@ class Transport {
     if (n == 0) return;
     routes_[r].atomics->or_range(r, s, off, n, bits, old, count_off);
   }
+  // Queue locks whose links live at the lock's home (sync.cpp): used when
+  // some peer is reached by requests (async, auto), where a lock's home
+  // then does its queue's work for the ranks it does not map, and an unlock
+  // costs the unlocker no round trip.
+  bool locks_at_home() const { return async_ != nullptr; }
+  // Queue this rank (me = rank + 1) in the lock whose tail is at tail_off on
+  // h: the tail becomes me, and the previous last rank's link word (at
+  // link_base + 8 q on h) names me.  One request when h is reached by
+  // requests.  Returns the old tail word.
+  uint64_t lock_enqueue(int h, uint64_t tail_off, uint64_t link_base, uint64_t me) {
+    return routes_[h].atomics->lock_enqueue(h, tail_off, link_base, me);
+  }
+  // Leave the lock: if the tail is still me, it becomes `freed`; otherwise
+  // wait at h for the successor's link, clear it, and store `handover` into
+  // the successor's word at locked_off.  When h is reached by requests this
+  // is a message to h that nobody answers (h's protocol thread does the
+  // rest; the unlocker goes on at once), else done here before returning.
+  void lock_release(int h, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed, uint64_t locked_off,
+                    uint64_t handover);
+  // Every lock_release this rank sent has been served by its home.  A
+  // barrier calls it first: a lock unlocked before a barrier is free at its
+  // home after it (loom_trylock succeeds).
+  void settle_lock_releases();
   // The MPI library's non-blocking barrier over every rank, and a test of a
   // request (true when complete).  Errors are fatal.
   void ibarrier(MPI_Request* rq);
