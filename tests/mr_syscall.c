@@ -13,7 +13,13 @@
  * received.  loom_prepare rejects a bad access flag, foreign pointers and
  * ranges no allocation covers.
  *
- * Every range starts mid-page and spans a page boundary. */
+ * Every range starts mid-page and spans a page boundary.
+ *
+ * mr_syscall T runs T threads per rank: the workers are ranks x threads
+ * (worker rank*T + t, tests/mr.h), each with its own range, all making
+ * their system calls and preparations at once; a worker expects EFAULT from
+ * a range only where no thread of its rank has touched the range's pages.
+ * The MPI step is thread 0's of ranks 0 and 1. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pipe, pread, mkstemp with -std=c11 */
 #endif
@@ -68,18 +74,23 @@ static ssize_t read_all(int fd, unsigned char *buf, size_t len) {
   return (ssize_t)got;
 }
 
-int main(int argc, char **argv) {
-  mr_init(&argc, &argv);
-  const int rank = loom_rank(), n = loom_nranks();
+static unsigned char **g_blk; /* worker v's block: its range is g_blk[v] + OFF */
+
+static void worker(int w, int W) {
+  const int rank = loom_rank(), n = loom_nranks(), T = W / n;
   unsigned char local[LEN];
 
-  /* One block homed at each rank; rank r writes into the block homed at
-   * r+1 (another rank when n > 1), so each block has exactly one writer. */
-  unsigned char **blk = calloc((size_t)n, sizeof *blk);
-  for (int h = 0; h < n; h++) CHECK_OK(loom_alloc_collective_at(BLOCK, h, (void **)&blk[h]));
-  for (int h = 0; h < n; h++)
-    if (!blk[h]) return mr_finish("mr_syscall");
-  unsigned char *mine = blk[(rank + 1) % n] + OFF;
+  /* One block per worker, homed at the next rank (another rank when n > 1):
+   * each range has exactly one writer, and its pages are its own. */
+  if (w % T == 0) {
+    g_blk = calloc((size_t)W, sizeof *g_blk);
+    for (int v = 0; v < W; v++) CHECK_OK(loom_alloc_collective_at(BLOCK, (v / T + 1) % n, (void **)&g_blk[v]));
+  }
+  mr_wbar();
+  unsigned char **blk = g_blk;
+  for (int v = 0; v < W; v++)
+    if (!blk[v]) return;
+  unsigned char *mine = blk[w] + OFF;
   int home = -1;
   CHECK_OK(loom_home_of(mine, &home));
   CHECK(home == (rank + 1) % n);
@@ -88,7 +99,7 @@ int main(int argc, char **argv) {
    * EFAULT (read(3) itself is intercepted: it would prepare the page). */
   int fds[2];
   CHECK(pipe(fds) == 0);
-  fill(local, rank, LEN);
+  fill(local, w, LEN);
   CHECK(write_all(fds[1], local, LEN) == 0);
   errno = 0;
   ssize_t r = syscall(SYS_read, fds[0], mine, LEN);
@@ -106,7 +117,7 @@ int main(int argc, char **argv) {
   errno = 0;
   r = read_all(fds[0], mine, half);
   CHECK(r == (ssize_t)half);
-  if (r < 0) fprintf(stderr, "rank %d: read after loom_prepare: %s\n", rank, strerror(errno));
+  if (r < 0) fprintf(stderr, "worker %d: read after loom_prepare: %s\n", w, strerror(errno));
   close(fds[0]);
   close(fds[1]);
 
@@ -119,22 +130,26 @@ int main(int argc, char **argv) {
     CHECK(pread(fd, mine + half, LEN - half, (off_t)half) == (ssize_t)(LEN - half));
     close(fd);
   }
-  CHECK(mismatches(mine, rank, LEN) == 0); /* this rank sees its own bytes */
-  CHECK(mine[-1] == 0 && mine[LEN] == 0);  /* and nothing around them */
+  CHECK(mismatches(mine, w, LEN) == 0);   /* this worker sees its own bytes */
+  CHECK(mine[-1] == 0 && mine[LEN] == 0); /* and nothing around them */
 
   /* 3. The barrier publishes what the kernel wrote. */
-  CHECK_OK(loom_barrier());
+  mr_wbar();
 
-  /* 4. The write system call from an untouched page fails with EFAULT; after
-   * loom_prepare(READ) it carries the bytes rank r+1 read in.  The range is
-   * in the block homed at r+2, which this rank has not touched yet. */
-  const int src = (rank + 1) % n;
-  unsigned char *theirs = blk[(src + 1) % n] + OFF;
+  /* 4. The write system call from the next worker's range fails with
+   * EFAULT where no thread of this rank touched it (the next worker is on
+   * another rank); after loom_prepare(READ) it carries the bytes that
+   * worker read in. */
+  const int src = (w + 1) % W;
+  unsigned char *theirs = blk[src] + OFF;
   CHECK(pipe(fds) == 0);
-  errno = 0;
-  r = syscall(SYS_write, fds[1], theirs, LEN);
-  CHECK(r == -1);
-  CHECK(errno == EFAULT);
+  if (src / T != rank) {
+    errno = 0;
+    r = syscall(SYS_write, fds[1], theirs, LEN);
+    CHECK(r == -1);
+    CHECK(errno == EFAULT);
+  }
+  mr_wbar(); /* no sibling reads every range (below) before this check */
   CHECK_OK(loom_prepare(theirs, LEN, LOOM_READ));
   r = write(fds[1], theirs, LEN);
   CHECK(r == LEN);
@@ -144,10 +159,10 @@ int main(int argc, char **argv) {
   close(fds[0]);
   close(fds[1]);
 
-  /* Every rank sees every rank's bytes with ordinary loads. */
-  for (int w = 0; w < n; w++) {
-    unsigned char *range = blk[(w + 1) % n] + OFF;
-    CHECK(mismatches(range, w, LEN) == 0);
+  /* Every worker sees every worker's bytes with ordinary loads. */
+  for (int v = 0; v < W; v++) {
+    unsigned char *range = blk[v] + OFF;
+    CHECK(mismatches(range, v, LEN) == 0);
     CHECK(range[-1] == 0 && range[LEN] == 0);
   }
 
@@ -159,21 +174,20 @@ int main(int argc, char **argv) {
   CHECK_ERR(loom_prepare(NULL, LEN, LOOM_WRITE), LOOM_ERR_BAD_POINTER);
   CHECK_OK(loom_prepare(mine, LEN, LOOM_READ | LOOM_WRITE));
 
-  /* 6. MPI with Loom buffers: rank 1 fills a range (block homed at rank 1),
-   * rank 0 sends it from prepared-READ memory, rank 1 receives it into
-   * prepared-WRITE memory of a block homed at rank 0, and after a barrier
-   * every rank sees what rank 1 received. */
+  /* 6. MPI with Loom buffers (thread 0 of ranks 0 and 1): rank 1 fills a
+   * range (block homed at rank 1), rank 0 sends it from prepared-READ
+   * memory, rank 1 receives it into prepared-WRITE memory of a block homed
+   * at rank 0, and after a barrier every worker sees what rank 1 received. */
   const size_t mlen = 2 * PAGE + 123;
-  unsigned char *sendb = NULL, *recvb = NULL;
-  CHECK_OK(loom_alloc_collective_at(BLOCK, 1 % n, (void **)&sendb));
-  CHECK_OK(loom_alloc_collective_at(BLOCK, 0, (void **)&recvb));
-  if (!sendb || !recvb) return mr_finish("mr_syscall");
-  if (rank == 1 % n) fill(sendb + OFF, 42, mlen);
-  CHECK_OK(loom_barrier());
-  if (n > 1 && rank == 0) {
+  unsigned char *sendb = mr_walloc(BLOCK, 1 % n), *recvb = mr_walloc(BLOCK, 0);
+  if (!sendb || !recvb) return;
+  const int t = w % T;
+  if (rank == 1 % n && t == 0) fill(sendb + OFF, 42, mlen);
+  mr_wbar();
+  if (n > 1 && rank == 0 && t == 0) {
     CHECK_OK(loom_prepare(sendb + OFF, mlen, LOOM_READ));
     CHECK(MPI_Send(sendb + OFF, (int)mlen, MPI_BYTE, 1, 7, MPI_COMM_WORLD) == MPI_SUCCESS);
-  } else if (n > 1 && rank == 1) {
+  } else if (n > 1 && rank == 1 && t == 0) {
     MPI_Status st;
     int count = -1;
     CHECK_OK(loom_prepare(recvb + OFF, mlen, LOOM_WRITE));
@@ -181,18 +195,23 @@ int main(int argc, char **argv) {
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK(count == (int)mlen);
   }
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   if (n > 1) {
     CHECK(mismatches(recvb + OFF, 42, mlen) == 0);
     CHECK(recvb[OFF - 1] == 0 && recvb[OFF + mlen] == 0);
   }
 
   /* 7. A freed collective block is not Loom-allocated any more. */
-  CHECK_OK(loom_barrier());
-  CHECK_OK(loom_free_collective(sendb));
+  mr_wfree(sendb);
+  mr_wbar();
   CHECK_ERR(loom_prepare(sendb + OFF, 16, LOOM_READ), LOOM_ERR_BAD_POINTER);
   CHECK_ERR(loom_prepare(sendb, 16, LOOM_WRITE), LOOM_ERR_BAD_POINTER);
+  mr_wbar();
+  if (t == 0) free(g_blk);
+}
 
-  free(blk);
+int main(int argc, char **argv) {
+  mr_init(&argc, &argv);
+  mr_workers(mr_threads_arg(argc, argv), worker);
   return mr_finish("mr_syscall");
 }
