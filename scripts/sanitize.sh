@@ -9,7 +9,9 @@
 #            rank) at 1x3 and 2x2 on each; the programs written for workers
 #            (coherence, locks, atomics, typed atomics, trylock, fences) at 2x2 mapped and
 #            auto; mt_doom (a fault's get without the rank lock against a
-#            sibling's acquire) at 2x2 mapped; the fuzzers; the canaries.
+#            sibling's acquire) and mt_intercept (threads handing Loom
+#            memory to MPI and I/O at once) at 2x2 mapped; the fuzzers; the
+#            canaries.
 #   thread:  build-tsan/ (TSan): the same five at 2 ranks on the async
 #            transport (the protocol thread against the program's);
 #            mt_threads at 1x3 mapped and 2x2 async (the rank lock), the
@@ -31,11 +33,11 @@ gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 core="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_protocols|mr_alloc|mr_alloc_small|mr_fences|mr_migrate|mr_adapt|mr_exact"
 mt="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_trylock|mr_fences"
-targets=(mt_threads mt_doom mr_trylock mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt mr_exact spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
+targets=(mt_threads mt_doom mt_intercept mr_trylock mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt mr_exact spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
 
 for kind in "${kinds[@]}"; do
   case "$kind" in
-    address) dir=build-asan; tests="^(mr\.($core)\.np[23]\.(map|mpi|async|auto)\.hlrc|mt\.mt_threads\.np(1t3|2t2)\.(map|mpi|async|auto)\.hlrc|mt\.($mt)\.np2t2\.(map|auto)\.hlrc|mt\.mt_doom\.np2t2\.map\.hlrc|spawn\.(start|setup)\.np2\..*|unit\.fuzz_.*|san\.canary\..*)\$" ;;
+    address) dir=build-asan; tests="^(mr\.($core)\.np[23]\.(map|mpi|async|auto)\.hlrc|mt\.mt_threads\.np(1t3|2t2)\.(map|mpi|async|auto)\.hlrc|mt\.($mt)\.np2t2\.(map|auto)\.hlrc|mt\.mt_(doom|intercept)\.np2t2\.map\.hlrc|spawn\.(start|setup)\.np2\..*|unit\.fuzz_.*|san\.canary\..*)\$" ;;
     thread) dir=build-tsan; tests="^(mr\.($core)\.np2\.async\.hlrc|mt\.mt_threads\.np(1t3\.map|2t2\.async)\.hlrc|mt\.($mt)\.np2t2\.async\.hlrc|mt\.mt_doom\.np2t2\.map\.hlrc|spawn\.start\.np2\.async|san\.canary\..*)\$" ;;
     *) echo "sanitize: $kind: expected address or thread" >&2; exit 2 ;;
   esac
