@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static long mr_passed, mr_failed;
 
@@ -132,6 +133,18 @@ typedef struct {
 static inline int mr_cmp_range(const void* a, const void* b) {
   const mr_range_t *x = (const mr_range_t*)a, *y = (const mr_range_t*)b;
   return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Write all len bytes of buf to fd (a pipe, a file); 0, or -1 on an error. */
+static inline int mr_write_all(int fd, const void* buf, size_t len) {
+  const unsigned char* p = (const unsigned char*)buf;
+  while (len) {
+    ssize_t w = write(fd, p, len);
+    if (w <= 0) return -1;
+    p += w;
+    len -= (size_t)w;
+  }
+  return 0;
 }
 
 /* Combine the counts, finalize Loom, return the exit code. */

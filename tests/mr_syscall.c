@@ -50,16 +50,6 @@ static size_t mismatches(const unsigned char *buf, int writer, size_t len) {
   return bad;
 }
 
-/* Write all of buf to fd (a pipe or file). */
-static int write_all(int fd, const unsigned char *buf, size_t len) {
-  while (len) {
-    ssize_t w = write(fd, buf, len);
-    if (w <= 0) return -1;
-    buf += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
 
 /* Read exactly len bytes; returns the byte count read or -1 (errno set) if
  * the first read fails. */
@@ -100,7 +90,7 @@ static void worker(int w, int W) {
   int fds[2];
   CHECK(pipe(fds) == 0);
   fill(local, w, LEN);
-  CHECK(write_all(fds[1], local, LEN) == 0);
+  CHECK(mr_write_all(fds[1], local, LEN) == 0);
   errno = 0;
   ssize_t r = syscall(SYS_read, fds[0], mine, LEN);
   CHECK(r == -1);
@@ -113,7 +103,7 @@ static void worker(int w, int W) {
   const size_t half = LEN / 2;
   CHECK_OK(loom_prepare(mine, LEN, LOOM_WRITE));
   CHECK(pipe(fds) == 0);
-  CHECK(write_all(fds[1], local, half) == 0);
+  CHECK(mr_write_all(fds[1], local, half) == 0);
   errno = 0;
   r = read_all(fds[0], mine, half);
   CHECK(r == (ssize_t)half);
@@ -126,7 +116,7 @@ static void worker(int w, int W) {
   CHECK(fd >= 0);
   if (fd >= 0) {
     unlink(path);
-    CHECK(write_all(fd, local, LEN) == 0);
+    CHECK(mr_write_all(fd, local, LEN) == 0);
     CHECK(pread(fd, mine + half, LEN - half, (off_t)half) == (ssize_t)(LEN - half));
     close(fd);
   }

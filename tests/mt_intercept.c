@@ -54,15 +54,6 @@ static size_t mismatches(const unsigned char *block, size_t from, size_t len, in
   return bad;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t len) {
-  while (len) {
-    ssize_t w = write(fd, p, len);
-    if (w <= 0) return -1;
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
 
 static void io(int w, const unsigned char *from, unsigned char *to) {
   /* A file: write the first half and pwrite the rest, read and pread back. */
@@ -72,7 +63,7 @@ static void io(int w, const unsigned char *from, unsigned char *to) {
   if (fd < 0) return;
   unlink(path);
   const size_t half = IOLEN / 2;
-  CHECK(write_all(fd, from + IOFF, half) == 0);
+  CHECK(mr_write_all(fd, from + IOFF, half) == 0);
   CHECK(pwrite(fd, from + IOFF + half, IOLEN - half, (off_t)half) == (ssize_t)(IOLEN - half));
   CHECK(lseek(fd, 0, SEEK_SET) == 0);
   CHECK(read(fd, to + IOFF, half) == (ssize_t)half);
