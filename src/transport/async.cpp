@@ -525,9 +525,6 @@ void AsyncPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
   }
 }
 
-// Send every written rank its last batch (possibly only the header) asking
-// for an acknowledgement, and wait for all of them: one round trip, to all
-// targets at once.
 void AsyncPath::settle_releases() {
   bool any = false;
   for (int r = 0; r < nranks_; r++) {
@@ -540,6 +537,9 @@ void AsyncPath::settle_releases() {
   if (any) flush();
 }
 
+// Send every written rank its last batch (possibly only the header) asking
+// for an acknowledgement, and wait for all of them: one round trip, to all
+// targets at once.
 void AsyncPath::flush() {
   reqs_.clear();
   for (int r = 0; r < nranks_; r++) {
