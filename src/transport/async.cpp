@@ -374,18 +374,17 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
     const uint64_t freed = m[kHdrWords], locked_off = m[kHdrWords + 1], handover = m[kHdrWords + 2];
     if (locked_off % 8 || !self_.inside(Seg::Meta, locked_off, 8))
       fatal("async transport: a lock release naming word %llu from rank %d", (unsigned long long)locked_off, src);
-    uint64_t expected = me;
-    if (__atomic_compare_exchange_n(tail, &expected, freed, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return;
-    // A successor: its link is in place, or a mapped rank stores it next.
     uint64_t* link = word(base(Seg::Meta) + a + (me - 1) * 8);
-    uint64_t next = 0;
-    for (int polls = 0; (next = __atomic_load_n(link, __ATOMIC_ACQUIRE)) == 0;) {
-      if (++polls > spin_) sched_yield();
-      else relax();
-    }
+    const uint64_t next = lock_release_here(
+        me, freed, spin_,
+        [&](uint64_t e, uint64_t d) {
+          __atomic_compare_exchange_n(tail, &e, d, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+          return e;  // the old value either way
+        },
+        [&] { return __atomic_load_n(link, __ATOMIC_ACQUIRE); },
+        [&](uint64_t v) { __atomic_store_n(link, v, __ATOMIC_RELAXED); });
     if (next > (uint64_t)nranks_) fatal("async transport: a lock link of %llu", (unsigned long long)next);
-    __atomic_store_n(link, 0, __ATOMIC_RELAXED);
-    store_for((int)next - 1, locked_off, handover);
+    if (next) store_for((int)next - 1, locked_off, handover);
     return;
   }
   if (op == kOpStoreQuiet) {
@@ -464,6 +463,7 @@ void AsyncPath::lock_release(int r, uint64_t tail_off, uint64_t link_base, uint6
   check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
   wait_mine(1, &rq);
   released_to_[r] = 1;
+  released_any_ = true;
 }
 
 uint64_t AsyncPath::load(int r, Seg s, uint64_t off) { return rpc_word(r, head(kOpLoad, s), off, 0, 0); }
@@ -526,15 +526,16 @@ void AsyncPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
 }
 
 void AsyncPath::settle_releases() {
-  bool any = false;
+  if (!released_any_) return;  // a barrier with no unlock since the last one scans nothing
+  released_any_ = false;
   for (int r = 0; r < nranks_; r++) {
     if (!released_to_[r]) continue;
     released_to_[r] = 0;
     Batch& b = batch_[r];
     if (b.buf.empty()) b.buf.assign(kMsgWords, 0);
-    b.unacked = any = true;
+    b.unacked = true;
   }
-  if (any) flush();
+  flush();
 }
 
 // Send every written rank its last batch (possibly only the header) asking

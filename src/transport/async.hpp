@@ -108,7 +108,8 @@ class AsyncPath final : public Path {
   WordsByRank lm_words_;                    // load_many scratch: the words by rank,
   std::vector<uint64_t> lm_send_, lm_recv_;  // the requests and the replies
   std::vector<uint64_t> acks_;
-  std::vector<uint8_t> released_to_;  // a lock_release went to the rank (acknowledged at the end)
+  std::vector<uint8_t> released_to_;  // a lock_release went to the rank since the last settle
+  bool released_any_ = false;         // some released_to_ is set
   std::vector<uint64_t> or_old_;  // or_range: the old words of one request
   std::vector<MPI_Request> reqs_;
 };

@@ -5,6 +5,7 @@
 // as its put batches and its protocol thread applies them.
 #pragma once
 #include <mpi.h>
+#include <sched.h>
 #include <time.h>
 
 #include <atomic>
@@ -25,6 +26,25 @@ inline void relax() {
 #elif defined(__aarch64__)
   asm volatile("yield");
 #endif
+}
+
+// A queue lock's release at its home, for whoever does it there (the
+// facade for a mapped home, the home's protocol thread for a message): the
+// tail back to `freed` if it is still `me`, and 0; otherwise the successor
+// (rank + 1) once its link is in place (a mapped rank stores it right after
+// its swap; a request stores it with the swap), the link cleared.  The
+// caller hands the lock over.
+template <class CasTail, class LoadLink, class StoreLink>
+uint64_t lock_release_here(uint64_t me, uint64_t freed, int spin, CasTail cas_tail, LoadLink load_link,
+                           StoreLink store_link) {
+  if (cas_tail(me, freed) == me) return 0;
+  uint64_t next = 0;
+  for (int polls = 0; (next = load_link()) == 0;) {
+    if (++polls > spin) sched_yield();
+    else relax();
+  }
+  store_link(0);
+  return next;
 }
 
 inline long mono_ns() {

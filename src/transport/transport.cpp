@@ -4,7 +4,6 @@
 // docs/ARCHITECTURE.md has the measurements behind it.
 #include "transport/transport.hpp"
 
-#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -173,17 +172,11 @@ void Transport::lock_release(int h, uint64_t tail_off, uint64_t link_base, uint6
     async_->lock_release(h, tail_off, link_base, me, freed, locked_off, handover);
     return;
   }
-  if (at->cas(h, Seg::Meta, tail_off, me, freed) == me) return;  // nobody behind
-  // A successor swapped itself in: its link follows its swap at once (a
-  // mapped rank's next store, or the same request at h's protocol thread).
   const uint64_t link = link_base + (me - 1) * 8;
-  uint64_t next = 0;
-  for (int polls = 0; (next = at->load(h, Seg::Meta, link)) == 0;) {
-    if (++polls > opt_.spin) sched_yield();
-    else relax();
-  }
-  at->store(h, Seg::Meta, link, 0);
-  store((int)next - 1, Seg::Meta, locked_off, handover);
+  const uint64_t next = lock_release_here(
+      me, freed, opt_.spin, [&](uint64_t e, uint64_t d) { return at->cas(h, Seg::Meta, tail_off, e, d); },
+      [&] { return at->load(h, Seg::Meta, link); }, [&](uint64_t v) { at->store(h, Seg::Meta, link, v); });
+  if (next) store((int)next - 1, Seg::Meta, locked_off, handover);
 }
 
 void Transport::settle_lock_releases() {
