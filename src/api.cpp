@@ -994,7 +994,10 @@ loom_status_t atomic(const char* fn, void* addr, AtomicType t, AtomicOp op, uint
   uint64_t r = rt.tp.atomic_op(h, Seg::Data, off, t, op, a, b);
   if (op != AtomicOp::Load && (op != AtomicOp::Cas || r == a)) proto_after_atomic(page);
   rt.st.s.atomics++;
-  if (trace_on()) trace_event(Ev::Atomic, tt, off, (uint64_t)op);
+  if (trace_on()) {
+    trace_event(Ev::Atomic, tt, off, (uint64_t)op);
+    trace_flush_full();  // a rank spinning on a flag makes atomics without end between synchronizations
+  }
   if (old) *old = r;
   return LOOM_OK;
 }

@@ -5,13 +5,15 @@
  * on a page the rank has cached and written plainly.
  *
  * mr_atomics T runs T threads per rank: the workers are ranks x threads
- * (worker rank*T + t); threads of one rank race on the same words. */
+ * (worker rank*T + t); threads of one rank race on the same words.
+ * MR_ATOMICS_K sets the operations per worker and loop (200): a trace test
+ * runs more atomics between two barriers than the trace buffers hold. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "mr.h"
 
-enum { K = 200 };
+static int K = 200;
 
 static void atomics(int w, int W) {
   uint64_t* a = (uint64_t*)mr_walloc(4 * 4096, -1);
@@ -82,6 +84,8 @@ static void atomics(int w, int W) {
 
 int main(int argc, char** argv) {
   mr_init(&argc, &argv);
+  const char* k = getenv("MR_ATOMICS_K");
+  if (k && atoi(k) > 0) K = atoi(k);
   mr_workers(mr_threads_arg(argc, argv), atomics);
   return mr_finish("mr_atomics");
 }

@@ -461,9 +461,11 @@ Fault proto_fault(uint64_t p, int is_write) {
   // program that takes the lock all the time must still make progress).
   if (!valid) (void)(is_write ? make_writable(p, false) : make_readable(p, false));
   rt.st.s.t_fault += stat_now() - t0;
-  if (trace_on())
+  if (trace_on()) {
     trace_event(Ev::Fault, tt, p, (uint64_t)(uint16_t)rt.pages.home[p] | (rt.st.s.pages_fetched - fetched) << 32,
                 is_write ? 1 : 0);
+    trace_flush_full();  // a sweep over a large block between synchronizations faults without end
+  }
   return Fault::Handled;
 }
 
