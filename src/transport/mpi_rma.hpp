@@ -46,6 +46,12 @@ class MpiRmaPath final : public Path {
   bool start_progress(MPI_Comm comm);
   // The ranks on other hosts (1 each): flush confirms its puts to them.
   void set_other_hosts(const std::vector<uint8_t>& other) { other_host_ = other; }
+  // Called while a get waits (the auto transport: the async path serves
+  // the requests other ranks sent meanwhile).
+  void set_serve(void (*fn)(void*), void* ctx) {
+    serve_fn_ = fn;
+    serve_ctx_ = ctx;
+  }
 
   const char* name() const override { return "mpi"; }
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
@@ -90,6 +96,8 @@ class MpiRmaPath final : public Path {
   std::atomic<bool> stop_{false};
   AppWaiting& waiting_;  // the application thread is in MPI: the progress thread stays off
   int spin_;
+  void (*serve_fn_)(void*) = nullptr;
+  void* serve_ctx_ = nullptr;
 };
 
 }  // namespace loom

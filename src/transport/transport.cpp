@@ -86,8 +86,13 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     // auto: page reads by MPI_Get from a Data window over the memfd (MPICH
     // over TCP: a 4 KiB get 17.7 us, a request and its reply 26.4 us; a
     // fault 38.2 -> 28.2 us), the rest by requests.  The protocol threads'
-    // and waiting ranks' MPI calls progress the gets.
-    if (opt.kind == LOOM_TRANSPORT_AUTO) fetch_ = new MpiRmaPath(comm_, self_data_, opt.data_size, 0, *waiting_, opt_.spin);
+    // and waiting ranks' MPI calls progress the gets; a get's wait serves
+    // the requests sent to this rank meanwhile (a rank that waited for this
+    // one's reply, while this one waited for its get, hung both).
+    if (opt.kind == LOOM_TRANSPORT_AUTO) {
+      fetch_ = new MpiRmaPath(comm_, self_data_, opt.data_size, 0, *waiting_, opt_.spin);
+      fetch_->set_serve([](void* a) { static_cast<AsyncPath*>(a)->serve_waiting(); }, async_);
+    }
   } else {
     // Every atomic must go through MPI now (see the atomicity rule), so the
     // metadata lives in an MPI-allocated window; direct peers keep only Data.
