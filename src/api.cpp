@@ -300,6 +300,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread, rt.cfg.transport,
                       rt.cfg.spin};
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
+  rt.tp.set_lock_kick_handler(sync_kicked);  // kicks come only after init's last barrier
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
   LOOM_TRY(vm_install_handler(proto_fault, heap_describe_near));
   if (rt.cfg.restart_dir[0])
@@ -464,6 +465,16 @@ void trace_kept(Ev e, uint32_t id) {
 // nothing else.  Then no release, no acquire, no rank lock ("Threads of a
 // rank", ARCHITECTURE.md).  The trace's records need the full path at one
 // rank (their order is the rank lock's).
+// With held[id] this thread's: the lock this rank kept at its last unlock,
+// taken again with no message (sync.cpp, kept locks): nothing to acquire,
+// as the rank itself was the last holder.
+bool take_again(uint32_t id, double t0) {
+  if (!sync_take_kept(id)) return false;
+  stats_side_lock(false, stat_now() - t0, true);
+  trace_kept(Ev::Lock, id);
+  return true;
+}
+
 bool take_kept_lock(uint32_t id, double t0) {
   if (!rt.sync.in_queue[id] && !(rt.nranks == 1 && !trace_on())) return false;
   stats_side_lock(false, stat_now() - t0);
@@ -729,7 +740,7 @@ Status checkpoint(const char* dir) {
   else if (rt.sync.barrier_pending) local = fail(LOOM_ERR_BUSY, "loom_checkpoint: a split barrier is pending");
   else
     for (uint32_t i = 0; i < rt.cfg.locks; i++)
-      if (rt.sync.held[i] || rt.sync.in_queue[i]) {
+      if (rt.sync.held[i] || (rt.sync.in_queue[i] && !sync_lock_kept(i))) {  // kept: given up at the barrier
         local = fail(LOOM_ERR_BUSY, "loom_checkpoint: this rank holds lock %u; checkpoint with no lock held", i);
         break;
       }
@@ -817,7 +828,7 @@ loom_status_t loom_lock(uint32_t id) {
   __atomic_fetch_add(&sy.wanting[id], 1, __ATOMIC_SEQ_CST);
   take_for_thread(id);  // this rank's place in the lock, from its other threads
   __atomic_fetch_sub(&sy.wanting[id], 1, __ATOMIC_SEQ_CST);
-  if (take_kept_lock(id, t0)) return LOOM_OK;
+  if (take_again(id, t0) || take_kept_lock(id, t0)) return LOOM_OK;
   RankHold hold;
   const uint64_t tt = trace_on() ? (trace_sync_point(), trace_now()) : 0;
   const bool turn = spawn_before_lock();
@@ -852,7 +863,7 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
     return LOOM_OK;
   }
   double t0 = stat_now();
-  if (take_kept_lock(id, t0)) {
+  if (take_again(id, t0) || take_kept_lock(id, t0)) {
     *acquired = 1;
     return LOOM_OK;
   }
@@ -914,8 +925,10 @@ loom_status_t loom_unlock(uint32_t id) {
   }
   proto_release();
   const uint64_t info = ivl_release_info();
-  sync_unlock_raw(id, info);
-  sy.in_queue[id] = 0;
+  if (!sync_keep(id, info)) {  // kept: the rank stays in the queue
+    sync_unlock_raw(id, info);
+    sy.in_queue[id] = 0;
+  }
   give_for_thread(id);
   rt.st.s.unlocks++;
   rt.st.s.t_unlock += stat_now() - t0;

@@ -24,10 +24,22 @@
 // unlock is a message the unlocker does not wait for — the home empties the
 // tail or hands the lock to the linked successor.  Two round trips to the
 // home per lock and unlock become one (rma, and every peer mapped, keep the
-// classic form: its links are stores to the predecessor's own node).  These
-// are the raw mechanisms; the memory actions (release before, acquire
-// after) are in api.cpp.
+// classic form: its links are stores to the predecessor's own node).
+//
+// Kept locks (homes reached by requests only): an unlock that knows of no
+// rank behind it does not leave the queue; the rank keeps its place, with
+// the hand-over value it would have passed on, and its next loom_lock of
+// the lock takes it again with no message (the data release was done at
+// the unlock; nothing to acquire from itself).  A rank that queues behind
+// it, or whose trylock finds it the tail, kicks it (a message to its
+// serving thread): a kept lock is then given up from there, a held or
+// awaited one is released for real at its unlock.  A barrier gives up every
+// kept lock first, so that a lock unlocked before a barrier is free after
+// it.  These are the raw mechanisms; the memory actions (release before,
+// acquire after) are in api.cpp.
 #include "sync.hpp"
+
+#include <sched.h>
 
 #include "runtime.hpp"
 
@@ -45,7 +57,115 @@ constexpr int kQueueBits = kLockQueueBits;
 constexpr uint64_t kQueueMask = kLockQueueMask;
 static_assert(kMaxRanks < (1 << kQueueBits) && kIvlInfoBits + kQueueBits <= 64, "the tail word's fields");
 
+// A lock's keep word (SyncState::kept): kKept | value << kKeepShift while
+// this rank keeps the lock unheld; kSucc once a kick said a rank waits
+// behind this one (the next unlock leaves the queue); kBusy while a thread
+// gives the kept lock up; kGone after the serving thread or a barrier gave
+// it up (in_queue is stale: the next taker clears both).
+constexpr uint64_t kKept = 1, kSucc = 2, kBusy = 4, kGone = 8;
+constexpr int kKeepShift = 4;
+static_assert(kIvlInfoBits + kKeepShift <= 64, "the keep word's fields");
+
+uint64_t* keep_word(uint32_t id) { return id < rt.sync.kept.size() ? &rt.sync.kept[id] : nullptr; }
+
+// Give up a lock this rank keeps: the release its unlock skipped, from the
+// serving thread (a kick) or the application thread (a barrier).
+void give_up(uint32_t id, uint64_t info, bool serving) {
+  const uint64_t me = (uint64_t)rt.rank + 1;
+  if (serving)
+    rt.tp.lock_release_served(tail_rank(id), tail_off(id), links_off(id), me, info << kQueueBits, locked_off(id),
+                              info << 1);
+  else
+    rt.tp.lock_release(tail_rank(id), tail_off(id), links_off(id), me, info << kQueueBits, locked_off(id), info << 1);
+}
+
+// Tell the rank a lock's tail named (pred = its rank + 1) that this rank
+// queued behind it or wants the lock: it may keep it.
+void kick(uint32_t id, uint64_t pred) {
+  if (id < rt.sync.kept.size() && pred && (int)pred - 1 != rt.rank) rt.tp.lock_kick((int)pred - 1, id);
+}
+
 }  // namespace
+
+void sync_kicked(uint64_t id) {
+  uint64_t* w = id < rt.sync.kept.size() ? &rt.sync.kept[id] : nullptr;
+  if (!w) return;
+  uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+  for (;;) {
+    if (v & kKept) {
+      if (!__atomic_compare_exchange_n(w, &v, kBusy, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) continue;
+      give_up((uint32_t)id, v >> kKeepShift, true);
+      __atomic_store_n(w, kGone, __ATOMIC_RELEASE);
+      return;
+    }
+    if (v) return;  // a successor known already, or being given up, or gone
+    if (__atomic_compare_exchange_n(w, &v, kSucc, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return;
+  }
+}
+
+bool sync_keep(uint32_t id, uint64_t info) {
+  uint64_t* w = keep_word(id);
+  Transport& tp = rt.tp;
+  if (!w || !tp.locks_at_home() || !tp.lock_home_by_request(tail_rank(id))) return false;
+  uint64_t v = 0;
+  if (__atomic_compare_exchange_n(w, &v, kKept | info << kKeepShift, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (!rt.sync.listed[id]) {
+      rt.sync.listed[id] = 1;
+      rt.sync.kept_ids.push_back(id);
+    }
+    return true;
+  }
+  __atomic_store_n(w, 0, __ATOMIC_RELEASE);  // kSucc: leave the queue (a later kick may set it again: harmless)
+  return false;
+}
+
+bool sync_take_kept(uint32_t id) {
+  uint64_t* w = keep_word(id);
+  if (!w) return false;
+  uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+  for (;;) {
+    if (v & kKept) {
+      if (__atomic_compare_exchange_n(w, &v, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return true;
+      continue;
+    }
+    if (v & kBusy) {  // the serving thread gives it up right now: a send
+      sched_yield();
+      v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+      continue;
+    }
+    if (v == kGone) {
+      __atomic_store_n(&rt.sync.in_queue[id], 0, __ATOMIC_RELAXED);
+      __atomic_store_n(w, 0, __ATOMIC_RELEASE);
+    }
+    return false;
+  }
+}
+
+bool sync_lock_kept(uint32_t id) {
+  const uint64_t* w = keep_word(id);
+  return w && (__atomic_load_n(w, __ATOMIC_ACQUIRE) & (kKept | kBusy | kGone));
+}
+
+void sync_give_up_kept() {
+  SyncState& sy = rt.sync;
+  for (uint32_t id : sy.kept_ids) {
+    uint64_t* w = &sy.kept[id];
+    uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    for (;;) {
+      if (v & kKept) {
+        if (!__atomic_compare_exchange_n(w, &v, kBusy, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) continue;
+        give_up(id, v >> kKeepShift, false);
+        __atomic_store_n(w, kGone, __ATOMIC_RELEASE);
+        break;
+      }
+      if (!(v & kBusy)) break;
+      sched_yield();  // the serving thread gives it up: its send completes before the settle
+      v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    }
+    sy.listed[id] = 0;
+  }
+  sy.kept_ids.clear();
+}
 
 namespace {
 
@@ -79,6 +199,7 @@ void sync_barrier_raw() {
   if (rt.nranks == 1) return;
   Transport& tp = rt.tp;
   if (!tp.all_direct()) {
+    sync_give_up_kept();
     tp.settle_lock_releases();
     MPI_Request rq;
     tp.ibarrier(&rq);
@@ -93,6 +214,7 @@ unsigned sync_barrier_or(unsigned mine) {
   Transport& tp = rt.tp;
   if (rt.nranks == 1) return mine;
   if (tp.all_direct()) return dissemination(mine);
+  sync_give_up_kept();
   tp.settle_lock_releases();
   MPI_Request rq;
   int in = (int)mine, out = 0;
@@ -117,6 +239,7 @@ uint64_t sync_lock_raw(uint32_t id) {
   const uint64_t pred = old & kQueueMask;
   if (pred == 0) return old >> kQueueBits;
   if (!at_home) tp.store((int)pred - 1, Seg::Meta, next_off(id), me);
+  else kick(id, pred);  // it may keep the lock: it must leave the queue
   wait_site(id == rt.heap_lock ? "the heap lock (loom_alloc, loom_free)" : "loom_lock", id == rt.heap_lock ? -1 : id,
             (int)pred - 1);
   uint64_t v = 1;
@@ -141,7 +264,12 @@ bool sync_trylock_raw(uint32_t id, uint64_t* info) {
   tp.store(rt.rank, Seg::Meta, next_off(id), 0);
   uint64_t seen = 0;
   for (int tries = 0; tries < 2; tries++) {  // the tail as last left, then as read
-    if (seen & kQueueMask) return false;
+    if (seen & kQueueMask) {
+      // A rank that keeps the lock unheld gives it up on the kick, so
+      // that a trylock repeated later succeeds.
+      if (tp.locks_at_home()) kick(id, seen & kQueueMask);
+      return false;
+    }
     const uint64_t was = tp.cas(tail_rank(id), Seg::Meta, tail_off(id), seen, me);
     if (was == seen) {
       *info = seen >> kQueueBits;
@@ -153,7 +281,13 @@ bool sync_trylock_raw(uint32_t id, uint64_t* info) {
 }
 
 bool sync_lock_successor(uint32_t id) {
-  if (rt.tp.locks_at_home()) return rt.tp.load(tail_rank(id), Seg::Meta, links_off(id) + (uint64_t)rt.rank * 8) != 0;
+  // Every rank that queues behind this one kicks it (it may be late: then
+  // the answer is no, which only hands the lock to one more sibling).
+  if (rt.tp.locks_at_home()) {
+    const uint64_t* w = keep_word(id);
+    if (w) return (__atomic_load_n(w, __ATOMIC_ACQUIRE) & kSucc) != 0;
+    return rt.tp.load(tail_rank(id), Seg::Meta, links_off(id) + (uint64_t)rt.rank * 8) != 0;
+  }
   return rt.tp.load(rt.rank, Seg::Meta, next_off(id)) != 0;
 }
 
@@ -175,6 +309,7 @@ void sync_unlock_raw(uint32_t id, uint64_t info) {
 }
 
 void sync_group_arrive(const int* ranks, int n) {
+  sync_give_up_kept();
   rt.tp.settle_lock_releases();
   for (int i = 0; i < n; i++) {
     int j = ranks[i];

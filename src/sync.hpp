@@ -23,6 +23,13 @@ struct SyncState {
   // took it from the queue.  Read and written by the thread in held[lock].
   std::vector<uint8_t> in_queue;
   std::vector<uint32_t> siblings;
+  // Kept locks (sync.cpp): kept[lock] is the keep word (read and written by
+  // this rank's threads and its serving thread, atomically); kept_ids the
+  // locks kept since the last barrier, listed[lock] set while one is in it
+  // (both under the rank lock).
+  std::vector<uint64_t> kept;
+  std::vector<uint32_t> kept_ids;
+  std::vector<uint8_t> listed;
   uint64_t barrier_epoch = 0;
   std::vector<uint64_t> pair_count;  // group barriers entered with each peer
   std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
@@ -35,6 +42,9 @@ struct SyncState {
     wanting.assign(locks, 0);
     in_queue.assign(locks, 0);
     siblings.assign(locks, 0);
+    kept.assign(locks, 0);
+    kept_ids.clear();
+    listed.assign(locks, 0);
     barrier_epoch = 0;
     pair_count.assign(nranks, 0);
     pending_group.clear();
@@ -55,9 +65,26 @@ uint64_t sync_lock_raw(uint32_t id);
 // to this rank's node).  Only while this rank holds the lock.
 bool sync_lock_successor(uint32_t id);
 // The lock if no rank holds or waits for it (at most two CASes of the
-// queue's tail); false, with nothing changed, otherwise.
+// queue's tail); false otherwise, with the queue unchanged (the rank the
+// tail names is kicked: it may keep the lock unheld).
 bool sync_trylock_raw(uint32_t id, uint64_t* info);
 void sync_unlock_raw(uint32_t id, uint64_t info = 0);
+// Kept locks (homes reached by requests; sync.cpp has the scheme).  At an
+// unlock that holds the rank lock, after the data release: keep the lock
+// with the hand-over value `info` instead of leaving the queue (true), or
+// not (false: leave it with sync_unlock_raw).
+bool sync_keep(uint32_t id, uint64_t info);
+// With held[id] this thread's, before anything else: take the lock again if
+// this rank keeps it (true: no message, no acquire); otherwise false, with
+// in_queue[id] cleared if the lock was given up meanwhile.
+bool sync_take_kept(uint32_t id);
+// This rank keeps the lock (or it was given up and in_queue is stale).
+bool sync_lock_kept(uint32_t id);
+// Give up every kept lock (a barrier's first step; under the rank lock).
+void sync_give_up_kept();
+// The kick handler (the serving thread): a rank queued behind this one in
+// lock id, or its trylock found this rank the tail.
+void sync_kicked(uint64_t id);
 // Group barrier in two phases (split-phase / fuzzy, and over any subset):
 // arrive signals every other member, wait waits for every other member's
 // signal.  Works for any subsets because each pair of ranks counts the group

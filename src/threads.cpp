@@ -31,7 +31,7 @@ struct ThreadState {
   // Loom lock operations this thread made without the rank lock
   // (stats_side_lock), since the reset generation side_gen.
   uint64_t side_gen = 0;
-  uint64_t side_locks = 0, side_unlocks = 0;
+  uint64_t side_locks = 0, side_unlocks = 0, side_kept = 0;
   double side_t_lock = 0, side_t_unlock = 0;
 };
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_self;
@@ -51,7 +51,7 @@ int g_threads_seen = 0;  // under the rank lock
 std::atomic<bool> g_multi{false};
 // The rank's total of stats_side_lock since the last reset (times in ns),
 // kept apart from rt.st so that no thread's share of rt.st includes them.
-std::atomic<uint64_t> g_side_locks{0}, g_side_unlocks{0}, g_side_lock_ns{0}, g_side_unlock_ns{0};
+std::atomic<uint64_t> g_side_locks{0}, g_side_unlocks{0}, g_side_lock_ns{0}, g_side_unlock_ns{0}, g_side_kept{0};
 loom_stats_t g_first_share{};
 uint64_t g_first_gen = 0;
 // Fetches made without the rank lock (threads.hpp): how many are out (from
@@ -73,7 +73,7 @@ long futex(std::atomic<int>* w, int op, int val) {
 #define LOOM_THREAD_U64(X)                                                                                     \
   X(read_faults) X(write_faults) X(pages_fetched) X(bytes_fetched) X(twins) X(diffs) X(diff_bytes)            \
   X(invalidations) X(barriers) X(locks) X(unlocks) X(atomics) X(migrations) X(notices) X(updates) X(prefetched) \
-  X(prefetch_used) X(switched) X(scoped_acquires) X(scoped_fallbacks)
+  X(prefetch_used) X(switched) X(scoped_acquires) X(scoped_fallbacks) X(locks_kept)
 #define LOOM_THREAD_F64(X) X(t_fault) X(t_barrier) X(t_lock) X(t_unlock) X(t_diff) X(t_poll) X(t_update) X(t_rank_wait)
 #define LOOM_COUNT(f) +1
 static_assert(sizeof(loom_stats_t) == 8 * (0 LOOM_THREAD_U64(LOOM_COUNT) LOOM_THREAD_F64(LOOM_COUNT) + 3),
@@ -264,13 +264,17 @@ void fresh_side_if_reset() {
   const uint64_t g = g_stats_gen.load(std::memory_order_acquire);
   if (t_self.side_gen == g) return;
   t_self.side_gen = g;
-  t_self.side_locks = t_self.side_unlocks = 0;
+  t_self.side_locks = t_self.side_unlocks = t_self.side_kept = 0;
   t_self.side_t_lock = t_self.side_t_unlock = 0;
 }
 }  // namespace
 
-void stats_side_lock(bool unlock, double secs) {
+void stats_side_lock(bool unlock, double secs, bool kept) {
   fresh_side_if_reset();
+  if (kept) {
+    t_self.side_kept++;
+    g_side_kept.fetch_add(1, std::memory_order_relaxed);
+  }
   const uint64_t ns = secs > 0 ? (uint64_t)(secs * 1e9) : 0;
   if (unlock) {
     t_self.side_unlocks++;
@@ -288,6 +292,7 @@ void stats_side_lock(bool unlock, double secs) {
 void rank_stats(loom_stats_t* out) {
   *out = rt.st.s;
   out->locks += g_side_locks.load(std::memory_order_relaxed);
+  out->locks_kept += g_side_kept.load(std::memory_order_relaxed);
   out->unlocks += g_side_unlocks.load(std::memory_order_relaxed);
   out->t_lock += (double)g_side_lock_ns.load(std::memory_order_relaxed) * 1e-9;
   out->t_unlock += (double)g_side_unlock_ns.load(std::memory_order_relaxed) * 1e-9;
@@ -304,6 +309,7 @@ void thread_stats(loom_stats_t* out) {
   }
   fresh_side_if_reset();
   out->locks += t_self.side_locks;
+  out->locks_kept += t_self.side_kept;
   out->unlocks += t_self.side_unlocks;
   out->t_lock += t_self.side_t_lock;
   out->t_unlock += t_self.side_t_unlock;
@@ -312,6 +318,7 @@ void thread_stats(loom_stats_t* out) {
 void thread_stats_reset() {
   g_stats_gen.fetch_add(1, std::memory_order_acq_rel);
   g_side_locks.store(0);
+  g_side_kept.store(0);
   g_side_unlocks.store(0);
   g_side_lock_ns.store(0);
   g_side_unlock_ns.store(0);

@@ -110,7 +110,7 @@ void thread_stats_reset();
 // A Loom lock or unlock that ran without the rank lock (a lock kept among
 // this rank's threads, api.cpp) counts here: in this thread's statistics
 // and in the rank's, apart from rt.st.
-void stats_side_lock(bool unlock, double secs);
+void stats_side_lock(bool unlock, double secs, bool kept = false);
 // The rank's statistics: rt.st.s and the lock operations counted apart.
 void rank_stats(loom_stats_t* out);
 

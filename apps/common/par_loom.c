@@ -213,10 +213,11 @@ static void report_rank(const char* app, int valid, const char* extra) {
                     s->t_rank_wait},
          sum[8];
   MPI_Allreduce(mine, sum, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  double cnt[7] = {(double)(s->read_faults + s->write_faults), (double)s->pages_fetched, (double)s->diffs,
-                   (double)s->invalidations, (double)s->locks, (double)s->notices, (double)s->updates},
-         csum[7];
-  MPI_Allreduce(cnt, csum, 7, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  double cnt[8] = {(double)(s->read_faults + s->write_faults), (double)s->pages_fetched, (double)s->diffs,
+                   (double)s->invalidations, (double)s->locks, (double)s->notices, (double)s->updates,
+                   (double)s->locks_kept},
+         csum[8];
+  MPI_Allreduce(cnt, csum, 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   if (loom_rank() != 0) return;
   int n = loom_nranks();
   double T = g_region > 0 ? g_region : 1e-9;
@@ -224,10 +225,10 @@ static void report_rank(const char* app, int valid, const char* extra) {
          "\"time\": %.6f, \"valid\": %s, "
          "\"breakdown\": {\"fault\": %.4f, \"barrier\": %.4f, \"lock\": %.4f, \"unlock\": %.4f, \"diff\": %.4f, "
          "\"polling\": %.4f, \"update\": %.4f, \"rank_wait\": %.4f}, \"counts\": {\"faults\": %.0f, \"pages_fetched\": %.0f, "
-         "\"diffs\": %.0f, \"invalidations\": %.0f, \"locks\": %.0f, \"notices\": %.0f, \"updates\": %.0f}%s%s}\n",
+         "\"diffs\": %.0f, \"invalidations\": %.0f, \"locks\": %.0f, \"notices\": %.0f, \"updates\": %.0f, \"locks_kept\": %.0f}%s%s}\n",
          app, n * g_threads, n, g_threads, g_region, all ? "true" : "false", sum[0] / n / T, sum[1] / n / T, sum[2] / n / T, sum[3] / n / T,
          sum[4] / n / T, sum[5] / n / T, sum[6] / n / T, sum[7] / n / T, csum[0], csum[1], csum[2], csum[3], csum[4], csum[5],
-         csum[6], extra && *extra ? ", " : "",
+         csum[6], csum[7], extra && *extra ? ", " : "",
          extra ? extra : "");
   fflush(stdout);
 }

@@ -335,12 +335,15 @@ LOOM_API loom_status_t loom_unlock(uint32_t id);
 LOOM_API loom_status_t loom_lock_alloc(uint32_t n, uint32_t *first);
 /* Take lock `id` only if no rank holds it or waits for it: *acquired = 1
  * and the call is an acquire, as loom_lock; otherwise *acquired = 0 at
- * once, with no effect at all (no queue entry, no memory action).  A lock
+ * once, with no queue entry and no memory action.  A lock
  * this rank holds already is not taken again (*acquired = 0).  Across hosts
  * an unlock is a message to the lock's home that its sender does not wait
  * for: a lock unlocked before a barrier is free after it, but a trylock
  * ordered after another rank's unlock only through other locks or atomics
- * may fail while that message is on its way. */
+ * may fail while that message is on its way.  There, too, a rank keeps a
+ * lock it unlocked until another rank wants it: a trylock that finds the
+ * lock kept by another rank fails, and tells that rank, which gives it up,
+ * so that a trylock repeated later succeeds. */
 LOOM_API loom_status_t loom_trylock(uint32_t id, int *acquired);
 
 /* Atomics on 8-byte-aligned 64-bit words of Loom memory, performed at the
@@ -449,6 +452,9 @@ typedef struct loom_stats {
                            touched take no memory) */
   double t_rank_wait;   /* seconds this rank's threads waited for one another: for the rank lock that faults and
                            Loom calls take turns at (0 with one thread) */
+  uint64_t locks_kept;  /* of locks, the ones taken again with no message: the rank had kept the lock at its last
+                           unlock, and no other rank had wanted it since (locks whose home is reached by requests:
+                           across hosts) */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 /* The calling thread's share of this rank's statistics since the last

@@ -60,6 +60,7 @@ enum : uint32_t {
   kOpStoreQuiet = 14,   // a Meta store; no reply
   kOpLockEnqueue = 15,  // off = tail, a = link base, b = me; reply the old tail
   kOpLockRelease = 16,  // off, a, b as above, then freed, locked_off, handover; no reply
+  kOpLockKick = 17,     // off = lock id: the kick handler (sync.cpp); no reply
 };
 
 constexpr int kTagReq = 1, kTagReply = 2;
@@ -387,6 +388,10 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
     if (next) store_for((int)next - 1, locked_off, handover);
     return;
   }
+  if (op == kOpLockKick) {
+    if (auto* fn = kick_.load(std::memory_order_acquire)) fn(off);
+    return;
+  }
   if (op == kOpStoreQuiet) {
     inside(Seg::Meta, off, 8);
     if (off % 8) fatal("async transport: an unaligned store at %llu from rank %d", (unsigned long long)off, src);
@@ -462,8 +467,24 @@ void AsyncPath::lock_release(int r, uint64_t tail_off, uint64_t link_base, uint6
   MPI_Request rq;
   check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
   wait_mine(1, &rq);
-  released_to_[r] = 1;
-  released_any_ = true;
+  sent_oneway(r);
+}
+
+void AsyncPath::lock_release_served(int r, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed,
+                                    uint64_t locked_off, uint64_t handover) {
+  uint64_t m[kHdrWords + 3] = {head(kOpLockRelease, Seg::Meta), tail_off, link_base, me, freed, locked_off, handover};
+  MPI_Request rq;
+  check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
+  wait_all(1, &rq, spin_);
+  sent_oneway(r);
+}
+
+void AsyncPath::lock_kick(int r, uint64_t id) {
+  uint64_t m[kHdrWords] = {head(kOpLockKick, Seg::Meta), id, 0, 0};
+  MPI_Request rq;
+  check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
+  wait_mine(1, &rq);
+  sent_oneway(r);
 }
 
 uint64_t AsyncPath::load(int r, Seg s, uint64_t off) { return rpc_word(r, head(kOpLoad, s), off, 0, 0); }
@@ -526,11 +547,10 @@ void AsyncPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
 }
 
 void AsyncPath::settle_releases() {
-  if (!released_any_) return;  // a barrier with no unlock since the last one scans nothing
-  released_any_ = false;
+  // A barrier with no unlock since the last one scans nothing.
+  if (!released_any_.exchange(false, std::memory_order_acquire)) return;
   for (int r = 0; r < nranks_; r++) {
-    if (!released_to_[r]) continue;
-    released_to_[r] = 0;
+    if (!__atomic_exchange_n(&released_to_[r], 0, __ATOMIC_RELAXED)) continue;
     Batch& b = batch_[r];
     if (b.buf.empty()) b.buf.assign(kMsgWords, 0);
     b.unacked = true;

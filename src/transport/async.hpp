@@ -72,8 +72,18 @@ class AsyncPath final : public Path {
   // served by r, answered by nobody.
   void lock_release(int r, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed, uint64_t locked_off,
                     uint64_t handover);
-  // Every lock_release sent so far has been served (one acknowledgement
-  // round to the ranks that got one since the last call; none if none).
+  // The same release sent by the serving thread (a kept lock given up on a
+  // kick: sync.cpp), which waits for nothing but the send.
+  void lock_release_served(int r, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed,
+                           uint64_t locked_off, uint64_t handover);
+  // Tell r that this rank queued behind it in lock `id` (or found it the
+  // lock's last holder): one message nobody answers, which r's serving
+  // thread hands to the kick handler.
+  void lock_kick(int r, uint64_t id);
+  void set_kick_handler(void (*fn)(uint64_t id)) { kick_.store(fn, std::memory_order_release); }
+  // Every lock_release and lock_kick sent so far has been served (one
+  // acknowledgement round to the ranks that got one since the last call;
+  // none if none).
   void settle_releases();
 
  private:
@@ -108,8 +118,15 @@ class AsyncPath final : public Path {
   WordsByRank lm_words_;                    // load_many scratch: the words by rank,
   std::vector<uint64_t> lm_send_, lm_recv_;  // the requests and the replies
   std::vector<uint64_t> acks_;
-  std::vector<uint8_t> released_to_;  // a lock_release went to the rank since the last settle
-  bool released_any_ = false;         // some released_to_ is set
+  // A lock_release or lock_kick went to the rank since the last settle
+  // (set by either thread: atomics).
+  std::vector<uint8_t> released_to_;
+  std::atomic<bool> released_any_{false};  // some released_to_ is set
+  std::atomic<void (*)(uint64_t)> kick_{nullptr};
+  void sent_oneway(int r) {
+    __atomic_store_n(&released_to_[r], 1, __ATOMIC_RELAXED);
+    released_any_.store(true, std::memory_order_release);
+  }
   std::vector<uint64_t> or_old_;  // or_range: the old words of one request
   std::vector<MPI_Request> reqs_;
 };

@@ -188,6 +188,19 @@ void Transport::settle_lock_releases() {
   if (async_) async_->settle_releases();
 }
 
+bool Transport::lock_home_by_request(int h) const { return async_ && routes_[h].atomics == async_; }
+
+void Transport::lock_kick(int r, uint64_t id) { async_->lock_kick(r, id); }
+
+void Transport::lock_release_served(int h, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed,
+                                    uint64_t locked_off, uint64_t handover) {
+  async_->lock_release_served(h, tail_off, link_base, me, freed, locked_off, handover);
+}
+
+void Transport::set_lock_kick_handler(void (*fn)(uint64_t id)) {
+  if (async_) async_->set_kick_handler(fn);
+}
+
 bool Transport::is_direct(int r) const { return routes_[r].seg[(int)Seg::Data] == direct_; }
 
 bool Transport::concurrent_get(int r) const {

@@ -242,10 +242,20 @@ class Transport {
   // rest; the unlocker goes on at once), else done here before returning.
   void lock_release(int h, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed, uint64_t locked_off,
                     uint64_t handover);
-  // Every lock_release this rank sent has been served by its home.  A
+  // Every lock_release (and lock_kick) this rank sent has been served.  A
   // barrier calls it first: a lock unlocked before a barrier is free at its
   // home after it (loom_trylock succeeds).
   void settle_lock_releases();
+  // Kept locks (sync.cpp): a rank may keep a lock whose home is reached by
+  // requests after its unlock, and take it again with no message, until a
+  // rank that queues behind it kicks it (lock_kick, a message to its
+  // serving thread, which runs the handler); the serving thread then gives
+  // it up (lock_release_served).
+  bool lock_home_by_request(int h) const;
+  void lock_kick(int r, uint64_t id);
+  void lock_release_served(int h, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed,
+                           uint64_t locked_off, uint64_t handover);
+  void set_lock_kick_handler(void (*fn)(uint64_t id));
   // The MPI library's non-blocking barrier over every rank, and a test of a
   // request (true when complete).  Errors are fatal.
   void ibarrier(MPI_Request* rq);
