@@ -397,6 +397,35 @@ void run_lock(const Options& o, Report& rep) {
     return (MPI_Wtime() - t0) / (it / 5) * 1e6;
   });
   rep.add(Result{"lock_contended", {{"ranks", (double)nranks()}}, "us", sc, {}, {}, {}});
+  // Alternating: ranks 0 and 1 take turns at lock 2 (its tail on rank 0 or,
+  // with 3 ranks or more, on rank 2), passing the turn by an MPI message, so
+  // that every acquire takes the lock from the other rank: the worst case
+  // for a lock its last holder keeps.  Per turn, against the same turns
+  // passed without the lock.
+  const int na = it / 10;
+  auto turns = [&](bool with_lock) {
+    return measure(o, [&] {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      int tok = 0;
+      for (int i = 0; i < na && rank() < 2; i++) {
+        if (rank() == 1) MPI_Recv(&tok, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (with_lock) {
+          OK(loom_lock(2));
+          OK(loom_unlock(2));
+        }
+        MPI_Send(&tok, 1, MPI_INT, 1 - rank(), 7, MPI_COMM_WORLD);
+        if (rank() == 0) MPI_Recv(&tok, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      }
+      return (MPI_Wtime() - t0) / (2.0 * na) * 1e6;
+    }, Reduce::Rank0);
+  };
+  Summary bare = turns(false), sa = turns(true);
+  rep.add(Result{"lock_turns_bare", {}, "us", bare, {}, {}, {}});
+  Result ra{"lock_alternating", {}, "us", sa, {}, {}, {}};
+  ra.extra["lock_part_us"] = sa.median - bare.median;
+  ra.extra["lock_part_ratio_to_cas"] = (sa.median - bare.median) / cas.median;
+  rep.add(ra);
   loom_stop(&rep);
 }
 

@@ -41,6 +41,8 @@
 
 #include <sched.h>
 
+#include <algorithm>
+
 #include "runtime.hpp"
 
 namespace loom {
@@ -64,6 +66,7 @@ static_assert(kMaxRanks < (1 << kQueueBits) && kIvlInfoBits + kQueueBits <= 64, 
 // it up (in_queue is stale: the next taker clears both).
 constexpr uint64_t kKept = 1, kSucc = 2, kBusy = 4, kGone = 8;
 constexpr int kKeepShift = 4;
+constexpr int kCoolMaxExp = 6;  // after wasted keeps in a row, up to 64 unlocks keep nothing
 static_assert(kIvlInfoBits + kKeepShift <= 64, "the keep word's fields");
 
 uint64_t* keep_word(uint32_t id) { return id < rt.sync.kept.size() ? &rt.sync.kept[id] : nullptr; }
@@ -95,6 +98,12 @@ void sync_kicked(uint64_t id) {
     if (v & kKept) {
       if (!__atomic_compare_exchange_n(w, &v, kBusy, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) continue;
       give_up((uint32_t)id, v >> kKeepShift, true);
+      SyncState& sy = rt.sync;
+      if (!__atomic_exchange_n(&sy.useful[id], 0, __ATOMIC_RELAXED)) {  // kept for nothing: cool off
+        const uint8_t b = (uint8_t)std::min(__atomic_load_n(&sy.backoff[id], __ATOMIC_RELAXED) + 1, kCoolMaxExp);
+        __atomic_store_n(&sy.backoff[id], b, __ATOMIC_RELAXED);
+        __atomic_store_n(&sy.cool[id], (uint8_t)(1u << b), __ATOMIC_RELAXED);
+      }
       __atomic_store_n(w, kGone, __ATOMIC_RELEASE);
       return;
     }
@@ -107,6 +116,12 @@ bool sync_keep(uint32_t id, uint64_t info) {
   uint64_t* w = keep_word(id);
   Transport& tp = rt.tp;
   if (!w || !tp.locks_at_home() || !tp.lock_home_by_request(tail_rank(id))) return false;
+  SyncState& sy = rt.sync;
+  if (const uint8_t c = __atomic_load_n(&sy.cool[id], __ATOMIC_RELAXED)) {
+    __atomic_store_n(&sy.cool[id], (uint8_t)(c - 1), __ATOMIC_RELAXED);
+    __atomic_store_n(w, 0, __ATOMIC_RELEASE);  // and forget a kSucc: this unlock leaves the queue
+    return false;
+  }
   uint64_t v = 0;
   if (__atomic_compare_exchange_n(w, &v, kKept | info << kKeepShift, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     if (!rt.sync.listed[id]) {
@@ -125,7 +140,11 @@ bool sync_take_kept(uint32_t id) {
   uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
   for (;;) {
     if (v & kKept) {
-      if (__atomic_compare_exchange_n(w, &v, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return true;
+      if (__atomic_compare_exchange_n(w, &v, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&rt.sync.useful[id], 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&rt.sync.backoff[id], 0, __ATOMIC_RELAXED);
+        return true;
+      }
       continue;
     }
     if (v & kBusy) {  // the serving thread gives it up right now: a send
@@ -155,6 +174,7 @@ void sync_give_up_kept() {
       if (v & kKept) {
         if (!__atomic_compare_exchange_n(w, &v, kBusy, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) continue;
         give_up(id, v >> kKeepShift, false);
+        __atomic_store_n(&sy.useful[id], 0, __ATOMIC_RELAXED);  // given up by the barrier, not wasted
         __atomic_store_n(w, kGone, __ATOMIC_RELEASE);
         break;
       }

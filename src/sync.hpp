@@ -30,6 +30,13 @@ struct SyncState {
   std::vector<uint64_t> kept;
   std::vector<uint32_t> kept_ids;
   std::vector<uint8_t> listed;
+  // A keep is wasted when a kick gives the lock up before this rank took it
+  // again (a lock that goes from rank to rank): the next cool[lock] unlocks
+  // keep nothing, 2, 4, ... 64 after wasted keeps in a row (backoff[lock]
+  // the exponent), 0 again after a keep that served (useful[lock]).  Read
+  // and written by this rank's threads and its serving thread (atomics).
+  std::vector<uint8_t> useful, backoff;
+  std::vector<uint8_t> cool;
   uint64_t barrier_epoch = 0;
   std::vector<uint64_t> pair_count;  // group barriers entered with each peer
   std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
@@ -45,6 +52,9 @@ struct SyncState {
     kept.assign(locks, 0);
     kept_ids.clear();
     listed.assign(locks, 0);
+    useful.assign(locks, 0);
+    backoff.assign(locks, 0);
+    cool.assign(locks, 0);
     barrier_epoch = 0;
     pair_count.assign(nranks, 0);
     pending_group.clear();
