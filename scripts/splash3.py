@@ -131,6 +131,10 @@ def run(a, kind, name, P, size, env_extra=None):
     cmd = [exe] + args
     if kind == "loom":
         launch = a.launch.split() if a.launch else a.mpiexec.split() + ["-n", str(P)]
+        # The program runs in its own folder: a launcher named by a path
+        # relative to here ("scripts/cluster.sh run 2 1 --") is made absolute.
+        if os.sep in launch[0] and not os.path.isabs(launch[0]) and os.path.exists(launch[0]):
+            launch[0] = os.path.abspath(launch[0])
         cmd = launch + cmd
     env = dict(os.environ)
     env.update(env_extra or {})
