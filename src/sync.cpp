@@ -82,10 +82,17 @@ void give_up(uint32_t id, uint64_t info, bool serving) {
     rt.tp.lock_release(tail_rank(id), tail_off(id), links_off(id), me, info << kQueueBits, locked_off(id), info << 1);
 }
 
+// This rank may keep lock id (its home is reached by requests).
+bool keepable(uint32_t id) {
+  return id < rt.sync.kept.size() && rt.tp.locks_at_home() && rt.tp.lock_home_by_request(tail_rank(id));
+}
+
 // Tell the rank a lock's tail named (pred = its rank + 1) that this rank
-// queued behind it or wants the lock: it may keep it.
+// queued behind it or wants the lock: it may keep it (not the lock's home,
+// which never keeps its own locks).
 void kick(uint32_t id, uint64_t pred) {
-  if (id < rt.sync.kept.size() && pred && (int)pred - 1 != rt.rank) rt.tp.lock_kick((int)pred - 1, id);
+  const int r = (int)pred - 1;
+  if (id < rt.sync.kept.size() && pred && r != rt.rank && r != tail_rank(id)) rt.tp.lock_kick(r, id);
 }
 
 }  // namespace
@@ -113,9 +120,8 @@ void sync_kicked(uint64_t id) {
 }
 
 bool sync_keep(uint32_t id, uint64_t info) {
+  if (!keepable(id)) return false;
   uint64_t* w = keep_word(id);
-  Transport& tp = rt.tp;
-  if (!w || !tp.locks_at_home() || !tp.lock_home_by_request(tail_rank(id))) return false;
   SyncState& sy = rt.sync;
   if (const uint8_t c = __atomic_load_n(&sy.cool[id], __ATOMIC_RELAXED)) {
     __atomic_store_n(&sy.cool[id], (uint8_t)(c - 1), __ATOMIC_RELAXED);
@@ -301,11 +307,11 @@ bool sync_trylock_raw(uint32_t id, uint64_t* info) {
 }
 
 bool sync_lock_successor(uint32_t id) {
-  // Every rank that queues behind this one kicks it (it may be late: then
-  // the answer is no, which only hands the lock to one more sibling).
+  // A lock this rank may keep: every rank that queues behind this one
+  // kicks it (the kick may be late: then the answer is no, which only hands
+  // the lock to one more sibling).  Others: the link at the home.
   if (rt.tp.locks_at_home()) {
-    const uint64_t* w = keep_word(id);
-    if (w) return (__atomic_load_n(w, __ATOMIC_ACQUIRE) & kSucc) != 0;
+    if (keepable(id)) return (__atomic_load_n(keep_word(id), __ATOMIC_ACQUIRE) & kSucc) != 0;
     return rt.tp.load(tail_rank(id), Seg::Meta, links_off(id) + (uint64_t)rt.rank * 8) != 0;
   }
   return rt.tp.load(rt.rank, Seg::Meta, next_off(id)) != 0;
