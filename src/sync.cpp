@@ -95,6 +95,27 @@ void kick(uint32_t id, uint64_t pred) {
   if (id < rt.sync.kept.size() && pred && r != rt.rank && r != tail_rank(id)) rt.tp.lock_kick(r, id);
 }
 
+// If *w (lock id's keep word, read as v) says kept, take it (kBusy), give
+// the lock up and leave kGone: true.  False if v is not kept (v then holds
+// the word as read; a failed CAS reads again).  `serving`: from the kick
+// handler, where a keep given up before any re-take cools the lock off.
+bool give_up_kept(uint32_t id, uint64_t* w, uint64_t& v, bool serving) {
+  for (;;) {
+    if (!(v & kKept)) return false;
+    if (__atomic_compare_exchange_n(w, &v, kBusy, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) break;
+  }
+  give_up(id, v >> kKeepShift, serving);
+  SyncState& sy = rt.sync;
+  // A barrier's give-up is no waste; a kick's before any re-take is.
+  if (!__atomic_exchange_n(&sy.useful[id], 0, __ATOMIC_RELAXED) && serving) {
+    const uint8_t b = (uint8_t)std::min(__atomic_load_n(&sy.backoff[id], __ATOMIC_RELAXED) + 1, kCoolMaxExp);
+    __atomic_store_n(&sy.backoff[id], b, __ATOMIC_RELAXED);
+    __atomic_store_n(&sy.cool[id], (uint8_t)(1u << b), __ATOMIC_RELAXED);
+  }
+  __atomic_store_n(w, kGone, __ATOMIC_RELEASE);
+  return true;
+}
+
 }  // namespace
 
 void sync_kicked(uint64_t id) {
@@ -102,18 +123,7 @@ void sync_kicked(uint64_t id) {
   if (!w) return;
   uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
   for (;;) {
-    if (v & kKept) {
-      if (!__atomic_compare_exchange_n(w, &v, kBusy, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) continue;
-      give_up((uint32_t)id, v >> kKeepShift, true);
-      SyncState& sy = rt.sync;
-      if (!__atomic_exchange_n(&sy.useful[id], 0, __ATOMIC_RELAXED)) {  // kept for nothing: cool off
-        const uint8_t b = (uint8_t)std::min(__atomic_load_n(&sy.backoff[id], __ATOMIC_RELAXED) + 1, kCoolMaxExp);
-        __atomic_store_n(&sy.backoff[id], b, __ATOMIC_RELAXED);
-        __atomic_store_n(&sy.cool[id], (uint8_t)(1u << b), __ATOMIC_RELAXED);
-      }
-      __atomic_store_n(w, kGone, __ATOMIC_RELEASE);
-      return;
-    }
+    if (give_up_kept((uint32_t)id, w, v, true)) return;
     if (v) return;  // a successor known already, or being given up, or gone
     if (__atomic_compare_exchange_n(w, &v, kSucc, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return;
   }
@@ -177,14 +187,7 @@ void sync_give_up_kept() {
     uint64_t* w = &sy.kept[id];
     uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
     for (;;) {
-      if (v & kKept) {
-        if (!__atomic_compare_exchange_n(w, &v, kBusy, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) continue;
-        give_up(id, v >> kKeepShift, false);
-        __atomic_store_n(&sy.useful[id], 0, __ATOMIC_RELAXED);  // given up by the barrier, not wasted
-        __atomic_store_n(w, kGone, __ATOMIC_RELEASE);
-        break;
-      }
-      if (!(v & kBusy)) break;
+      if (give_up_kept(id, w, v, false) || !(v & kBusy)) break;
       sched_yield();  // the serving thread gives it up: its send completes before the settle
       v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
     }

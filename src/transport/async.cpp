@@ -274,14 +274,7 @@ void AsyncPath::serve_waiting() {
 // be scheduled for them; this thread is running already).
 void AsyncPath::wait_mine(int n, MPI_Request* rq) {
   WaitingIn in(waiting_);
-  for (int polls = 0;;) {
-    int done = 0;
-    check(MPI_Testall(n, rq, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
-    if (done) return;
-    serve_waiting();
-    if (++polls > spin_) sched_yield();
-    else relax();
-  }
+  wait_all(n, rq, spin_, [](void* a) { static_cast<AsyncPath*>(a)->serve_waiting(); }, this);
 }
 
 // Perform one request on this rank's own memory and reply.

@@ -89,8 +89,9 @@ class WaitingIn {  // scope guard: the application thread waits in here
 
 // Wait for n requests: poll `spin` times, then yield the core on every poll
 // (several ranks per core must progress; MPICH's blocking calls poll without
-// yielding).
-void wait_all(int n, MPI_Request* rq, int spin);
+// yielding), calling between(ctx) after each poll when given (a waiting
+// application thread serves the requests sent to its rank).
+void wait_all(int n, MPI_Request* rq, int spin, void (*between)(void*) = nullptr, void* ctx = nullptr);
 
 // A memfd of `size` bytes, and a shared read-write mapping of one.
 Status make_memfd(const char* name, uint64_t size, int* fd_out);

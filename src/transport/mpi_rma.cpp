@@ -84,15 +84,7 @@ void MpiRmaPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) {
   WaitingIn in(waiting_);
   MPI_Request rq;
   check(MPI_Rget(dst, (int)len, MPI_BYTE, r, (MPI_Aint)off, (int)len, MPI_BYTE, win(s), &rq), "MPI_Rget");
-  if (!serve_fn_) return wait_all(1, &rq, spin_);
-  for (int polls = 0;;) {
-    int done = 0;
-    check(MPI_Test(&rq, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done) return;
-    serve_fn_(serve_ctx_);
-    if (++polls > spin_) sched_yield();
-    else relax();
-  }
+  wait_all(1, &rq, spin_, serve_fn_, serve_ctx_);
 }
 
 void MpiRmaPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
