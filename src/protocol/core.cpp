@@ -15,13 +15,15 @@
 //    rank is still writing (between a split barrier's arrive and wait) is
 //    never dropped: it is merged with the home's copy.
 //  - Barrier prefetch of hot pages (HLRC pages homed on another host): a
-//    page this rank reads again after an acquire dropped it is hot; a
-//    barrier fetches its hot stale pages during the barrier, while every
-//    rank waits (api.cpp: a second barrier holds the homes), instead of
-//    dropping them and faulting them in later from a home that computes by
-//    then and answers late.  A prefetched page stays protected until it is
-//    read (a local fault, no fetch), so a hot page the program stopped
-//    reading is seen at the next acquire and turns cold.
+//    page this rank fetches again after each drop, every K acquires twice
+//    in a row (its period: 1 for an array read in every interval, 2 for
+//    two arrays read in turn, 3 for CG's vector), is hot; the barrier whose
+//    acquire starts the interval its period predicts fetches it during the
+//    barrier, while every rank waits (api.cpp: a second barrier holds the
+//    homes), instead of leaving it to fault in later from a home that
+//    computes by then and answers late.  A prefetched page stays protected
+//    until it is read (a local fault, no fetch), so a hot page the program
+//    did not read when predicted is seen at the next acquire and turns cold.
 // The order of these steps around each synchronization call is api.cpp's.
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -64,50 +66,98 @@ void add_run(uint32_t o, uint32_t len, void* c) {
 
 }  // namespace
 
-// The page is no longer hot (its hints are forgotten).
+// The page is no longer hot (its hints and its reading history are forgotten).
 void proto_forget_hints(uint64_t p) {
   PageTable& pt = rt.pages;
   if (pt.hint[p] & kHot) pt.hot--;
-  pt.hint[p] &= kFetching;
+  pt.hint[p] &= kFetching | kHotListed;
+  if (pt.fetched_at[p]) pt.fetched_at[p] = 0;  // (read first: an untouched zero page stays untouched)
+  if (pt.period[p]) pt.period[p] = 0;
 }
 
 namespace {
 
-// Prefetched pages the program did not read since the last acquire are no
-// longer valid: the first time that happens to a page it goes on `again`
-// (a program that alternates between two arrays reads each every other
-// interval), the second time in a row it turns cold.  The list is emptied
-// (the pages the program read are on the cached list).
-void retire_prefetched(std::vector<uint32_t>* again) {
+// A hot page is due at the acquire numbered `at` when that acquire starts
+// the interval its period predicts it is read in.
+bool hot_due(uint32_t p, uint32_t at) {
+  const PageTable& pt = rt.pages;
+  return (pt.hint[p] & kHot) && pt.fetched_at[p] && at + 1 - pt.fetched_at[p] == pt.period[p];
+}
+
+// This rank fetched the pages [first, end) from `home` in the interval of
+// acquire A = pt.acquires.  A page an acquire dropped
+// since its last fetch was read again K acquires after it: its period.  The
+// same period twice in a row makes it hot, when its home is on a path a
+// fetch waits for (a mapped home answers at memory speed anyway).  The pages
+// a fault's window brings come back whether the program reads them or not,
+// so they are judged as the faulting page is: a sweep over an array makes
+// all of them hot, not one page in eight.
+void note_fetched(uint64_t first, uint64_t end, int home) {
   PageTable& pt = rt.pages;
-  again->clear();
+  if (!rt.cfg.prefetch || rt.tp.is_direct(home)) {
+    for (uint64_t q = first; q < end; q++) pt.dropped_at[q] = 0;
+    return;
+  }
+  const uint32_t now = pt.acquires + 1;
+  for (uint64_t q = first; q < end; q++) {
+    if (pt.dropped_at[q] && pt.fetched_at[q] && now > pt.fetched_at[q]) {
+      const uint32_t k = now - pt.fetched_at[q];
+      if (k <= kMaxPeriod && k == pt.period[q]) {
+        if (!(pt.hint[q] & kHot)) {
+          pt.hint[q] |= kHot;
+          pt.hot++;
+          if (!(pt.hint[q] & kHotListed)) {
+            pt.hint[q] |= kHotListed;
+            pt.hot_pages.push_back((uint32_t)q);
+          }
+        }
+      } else {
+        if (pt.hint[q] & kHot) {
+          pt.hint[q] &= (uint8_t)~kHot;
+          pt.hot--;
+        }
+        pt.period[q] = (uint8_t)(k <= kMaxPeriod ? k : 0);
+      }
+    }
+    pt.fetched_at[q] = now;
+    pt.dropped_at[q] = 0;
+  }
+}
+
+// Prefetched pages the program did not read since the last acquire are no
+// longer valid, and their period was wrong: they turn cold.  The list is
+// emptied (the pages the program read are on the cached list).
+void retire_prefetched() {
+  PageTable& pt = rt.pages;
   for (uint32_t p : pt.prefetched) {
     uint8_t& h = pt.hint[p];
     if (!(h & kPrefetched)) continue;
     h &= (uint8_t)~kPrefetched;
-    if (h & kMissed) {
-      proto_forget_hints(p);
-    } else {
-      h |= kMissed;
-      again->push_back(p);
-    }
+    proto_forget_hints(p);
   }
   pt.prefetched.clear();
 }
 
-// Fetch the hot pages among `dropped` and `again` (HLRC pages homed on a
-// rank this one does not map) into their slots, leaving them protected and
-// kPrefetched.  The homes wait in the barrier meanwhile (api.cpp), serving
-// requests on their application threads.
-void prefetch_hot(const std::vector<uint32_t>& dropped, const std::vector<uint32_t>& again) {
+// Fetch the hot pages due at this acquire that have no valid copy (HLRC
+// pages homed on a rank this one does not map) into their slots, leaving
+// them protected and kPrefetched.  The homes wait in the barrier meanwhile
+// (api.cpp), serving requests on their application threads.
+void prefetch_hot() {
   PageTable& pt = rt.pages;
   static std::vector<uint32_t>& want = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   want.clear();
-  for (const auto* list : {&dropped, &again})
-    for (uint32_t p : *list)
-      if ((pt.hint[p] & kHot) && pt.mode[p] == LOOM_PROTOCOL_HLRC && pt.state[p] == kNone && pt.home[p] >= 0 &&
-          !rt.tp.is_direct(pt.home[p]))
-        want.push_back(p);
+  size_t kept = 0;
+  for (uint32_t p : pt.hot_pages) {
+    if (!(pt.hint[p] & kHot)) {  // turned cold since: leaves the list
+      pt.hint[p] &= (uint8_t)~kHotListed;
+      continue;
+    }
+    pt.hot_pages[kept++] = p;
+    if (hot_due(p, pt.acquires) && pt.mode[p] == LOOM_PROTOCOL_HLRC && pt.state[p] == kNone && pt.home[p] >= 0 &&
+        (pt.flags[p] & kAlloc) && !rt.tp.is_direct(pt.home[p]))
+      want.push_back(p);
+  }
+  pt.hot_pages.resize(kept);
   std::sort(want.begin(), want.end());
   size_t i = 0;
   while (i < want.size()) {
@@ -172,17 +222,15 @@ void check_invariants() {
 // the prefetch hints as they are).
 void acquire_copies(bool prefetch, uint64_t lo = 0, uint64_t hi = UINT64_MAX) {
   PageTable& pt = rt.pages;
-  static std::vector<uint32_t>& again = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   static std::vector<uint32_t>& outside = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   const bool whole = lo == 0 && hi == UINT64_MAX;
-  again.clear();
   outside.clear();
   if (whole) {
     pt.acquires++;
-    retire_prefetched(&again);
+    retire_prefetched();
   }
   if (pt.cached.empty()) {
-    if (prefetch && !again.empty()) prefetch_hot({}, again);
+    if (prefetch && pt.hot) prefetch_hot();
     return;
   }
   const auto& families = protocol_families();
@@ -218,7 +266,7 @@ void acquire_copies(bool prefetch, uint64_t lo = 0, uint64_t hi = UINT64_MAX) {
   }
   v.drop.resize(kept);
   drop_pages(v.drop);
-  if (prefetch && pt.hot) prefetch_hot(v.drop, again);
+  if (prefetch && pt.hot) prefetch_hot();
   if (!v.refresh.empty()) {
     double t0 = stat_now();
     std::sort(v.refresh.begin(), v.refresh.end());
@@ -334,12 +382,23 @@ bool get_unlocked(int h, uint64_t first, uint64_t n) {
 bool make_readable(uint64_t p, bool may_unlock) {
   PageTable& pt = rt.pages;
   if (pt.state[p] != kNone) return true;
-  if (pt.hint[p] & kPrefetched) {  // fetched by the last barrier: read, so still hot
-    pt.hint[p] &= (uint8_t)~(kPrefetched | kMissed);
-    vm_protect(p, 1, kRO);
-    pt.state[p] = kRO;
-    list_cached(p);
-    rt.st.s.prefetch_used++;
+  if (pt.hint[p] & kPrefetched) {
+    // Fetched by the last barrier, read when its period said: still hot.
+    // The prefetched pages of its aligned window open with it (one fault
+    // for the window, as a fetch would have taken).
+    const uint64_t unit = rt.cfg.unit_pages, lo = p - p % unit, hi = std::min(lo + unit, rt.npages);
+    auto ready = [&](uint64_t q) { return (pt.hint[q] & kPrefetched) && pt.state[q] == kNone; };
+    uint64_t first = p, end = p + 1;
+    while (first > lo && ready(first - 1)) first--;
+    while (end < hi && ready(end)) end++;
+    vm_protect(first, end - first, kRO);
+    for (uint64_t q = first; q < end; q++) {
+      pt.hint[q] &= (uint8_t)~kPrefetched;
+      pt.fetched_at[q] = pt.acquires + 1;
+      pt.state[q] = kRO;
+      list_cached(q);
+    }
+    rt.st.s.prefetch_used += end - first;
     return true;
   }
   int h = proto_home(p, true);
@@ -377,16 +436,7 @@ bool make_readable(uint64_t p, bool may_unlock) {
     pt.state[q] = kRO;
     list_cached(q);
   }
-  // Read again soon after an acquire dropped it (at this interval's acquire
-  // or the one before: a program may alternate between two arrays): hot, if
-  // the home is on a path a fetch waits for (a mapped home answers at memory
-  // speed anyway).  A page read once in a while stays cold.
-  const uint32_t d = pt.dropped_at[p];
-  if (d && pt.acquires - d <= 1 && !(pt.hint[p] & kHot) && !rt.tp.is_direct(h) && rt.cfg.prefetch) {
-    pt.hint[p] |= kHot;
-    pt.hot++;
-  }
-  for (uint64_t q = first; q < end; q++) pt.dropped_at[q] = 0;
+  note_fetched(first, end, h);
   rt.st.s.pages_fetched += n;
   rt.st.s.bytes_fetched += n * kPage;
   return true;
@@ -647,7 +697,15 @@ void proto_forget_writers() {
   sync_barrier_raw();
 }
 
-bool proto_wants_prefetch() { return rt.cfg.prefetch && rt.pages.hot > 0; }
+// Some hot page is due at this rank's next acquire (whether it will have
+// been dropped by then is the acquire's to find out).
+bool proto_wants_prefetch() {
+  const PageTable& pt = rt.pages;
+  if (!rt.cfg.prefetch || pt.hot == 0) return false;
+  for (uint32_t p : pt.hot_pages)
+    if (hot_due(p, pt.acquires + 1)) return true;
+  return false;
+}
 
 void proto_before_atomic(uint64_t p) {
   PageTable& pt = rt.pages;

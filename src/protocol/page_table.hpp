@@ -17,6 +17,9 @@
 // Thread safety: under the rank lock (threads.hpp; the fault handler takes it).
 #pragma once
 #include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <utility>
 #include <vector>
 
 namespace loom {
@@ -41,23 +44,57 @@ enum PageFlag : uint8_t {
 // Hints for the barrier prefetch of hot pages (core.cpp, prefetch_hot):
 // facts about how this rank reads a page, not about its validity.
 enum PageHint : uint8_t {
-  kHot = 2,         // read again soon after an acquire dropped it: a barrier fetches it instead of dropping it
+  kHot = 2,         // fetched again after each drop with the same period: the barrier that
+                    // starts its next read interval fetches it (core.cpp, "Barrier prefetch")
   kPrefetched = 4,  // fetched by the last barrier and not read since: valid until the next
                     // acquire, still protected (PROT_NONE, state kNone) so that a read tells us
-  kMissed = 8,      // the last prefetch of this hot page was not read (two in a row: cold)
+  kHotListed = 8,   // on hot_pages (kept when the other hints are forgotten, so that it is listed once)
   kFetching = 16,   // in a window a thread fetches without the rank lock (core.cpp, fetch_unlocked):
                     // a fault on it waits for that fetch; kept when the other hints are forgotten
 };
 
+// The longest period (acquires between two reads of a page after drops)
+// the barrier prefetch learns.
+constexpr uint32_t kMaxPeriod = 64;
+
 // What the per-page vectors cost each rank: 1 state, 1 flags, 2 home,
-// 1 mode, 1 hint, 4 dropped_at, 4 heap_checked, and 4 each for the dirty and
+// 1 mode, 1 hint, 4 dropped_at, 4 fetched_at, 1 period, 4 heap_checked, and 4 each for the dirty and
 // cached lists (reserved to full size at init, so that the fault path never
 // grows them), 1 for migration's state (migrate.hpp; not allocated with
 // LOOM_MIGRATE=0), 1 for the adaptive protocol's (adapt.hpp; not with
 // LOOM_ADAPT=0) and 3 for exact invalidation's (intervals.hpp; not with
 // LOOM_EXACT=0).  The Meta segment adds 8 (copy-sets) + 16/N (directory)
 // per page, resident only where touched.
-constexpr uint64_t kPageTableBytesPerPage = 27;
+constexpr uint64_t kPageTableBytesPerPage = 32;
+
+// A zeroed per-page array that costs no resident memory until written: a
+// large calloc is fresh zero pages from the kernel, not a memset (the
+// prefetch's history is written only for pages fetched from homes this
+// rank does not map, so one host never touches it).
+template <typename T>
+class ZeroArray {
+ public:
+  ZeroArray() = default;
+  ZeroArray(const ZeroArray&) = delete;
+  ZeroArray& operator=(const ZeroArray&) = delete;
+  ZeroArray(ZeroArray&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  ZeroArray& operator=(ZeroArray&& o) noexcept {
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  ~ZeroArray() { std::free(p_); }
+  // False when the memory could not be had.
+  bool assign(uint64_t n) {
+    std::free(p_);
+    p_ = n ? static_cast<T*>(std::calloc(n, sizeof(T))) : nullptr;
+    return p_ || !n;
+  }
+  T& operator[](uint64_t i) { return p_[i]; }
+  const T& operator[](uint64_t i) const { return p_[i]; }
+
+ private:
+  T* p_ = nullptr;
+};
 
 struct PageTable {
   uint8_t* twins = nullptr;            // twin of page p at twins + p*PAGE (api.cpp maps it)
@@ -66,11 +103,15 @@ struct PageTable {
   std::vector<uint8_t> mode;           // the block's loom_protocol_t: which PageProtocol serves p
   std::vector<uint8_t> hint;           // PageHint bits
   std::vector<uint32_t> dropped_at;    // the acquire that last dropped this rank's copy (0: none since its fetch)
+  ZeroArray<uint32_t> fetched_at;      // 1 + the acquire count when this rank last fetched the page from a
+                                       // home it does not map, or read its prefetched copy (0: never, forgotten)
+  ZeroArray<uint8_t> period;           // acquires between its last two such fetches after drops (0: unknown)
   uint32_t acquires = 0;               // acquires so far (the first is 1)
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy
   std::vector<uint32_t> prefetched;    // pages the last barrier prefetched (kPrefetched or read since)
+  std::vector<uint32_t> hot_pages;     // kHotListed: pages made hot (those cold since leave at the next look)
   uint64_t hot = 0;                    // pages with kHot
   bool release_work = false;           // a protocol has release work beyond the dirty list
 
@@ -81,6 +122,7 @@ struct PageTable {
     mode.assign(npages, protocol);
     hint.assign(npages, 0);
     dropped_at.assign(npages, 0);
+    if (!fetched_at.assign(npages) || !period.assign(npages)) throw std::bad_alloc();
     acquires = 0;
     heap_checked.assign(npages, ~0u);
     dirty.clear();
@@ -88,6 +130,7 @@ struct PageTable {
     cached.clear();
     cached.reserve(npages);
     prefetched.clear();
+    hot_pages.clear();
     hot = 0;
     release_work = false;
   }
