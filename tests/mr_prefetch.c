@@ -5,10 +5,11 @@
  *      the page came by a fault, by a prefetch, or by a prefetch made for a
  *      read that did not come (the readers change their period and phase).
  *   2. Where the homes are not mapped and the pages are HLRC's, a reader of
- *      a block every third interval (CG's pattern) gets its pages from the
- *      barrier once it has seen the period twice: from the fourth read on,
+ *      a block every third round (CG's pattern) gets its pages from the
+ *      barrier once it has seen the gap repeat: from the fourth read on,
  *      every page of every read (the window's pages too, not only the one
- *      that faulted).  Where every peer is mapped nothing is prefetched.
+ *      that faulted); so does a reader at gaps that alternate (MG's).
+ *      Where every peer is mapped nothing is prefetched.
  * Rank 0 writes the block in every round; every other rank reads it in
  * some rounds, after a barrier (two barriers a round: a period of 6
  * acquires). */
@@ -18,7 +19,7 @@
 
 #include "mr.h"
 
-enum { P = 40, ROUNDS = 34, PHASE1 = 19 };
+enum { P = 40, ROUNDS = 50, PHASE2 = 19, PHASE3 = 34 };
 
 static loom_stats_t stats_now(void) {
   loom_stats_t st;
@@ -26,13 +27,21 @@ static loom_stats_t stats_now(void) {
   return st;
 }
 
-/* Do the readers read the block in round t? */
-static int reads_in(int t) {
-  if (t < PHASE1) return t % 3 == 0;       /* period 3: t = 0, 3, ..., 18 */
-  static const int later[] = {19, 20, 22, 25, 26, 29, 33};
-  for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
-    if (later[i] == t) return 1;
+static int listed(int t, const int* l, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (l[i] == t) return 1;
   return 0;
+}
+
+/* Do the readers read the block in round t?  Phase 1: every third round
+ * (3, 6, ..., 18); phase 2: gaps of 1 and 3 rounds in turn (MG's pattern);
+ * phase 3: no pattern. */
+static int reads_in(int t) {
+  static const int two[] = {20, 21, 24, 25, 28, 29, 32, 33};
+  static const int three[] = {35, 36, 38, 41, 42, 45, 49};
+  if (t < PHASE2) return t > 0 && t % 3 == 0;
+  if (t < PHASE3) return listed(t, two, sizeof two / sizeof two[0]);
+  return listed(t, three, sizeof three / sizeof three[0]);
 }
 
 int main(int argc, char** argv) {
@@ -46,7 +55,7 @@ int main(int argc, char** argv) {
   const size_t W = 4096 / sizeof(uint64_t);
   mr_wbar();
 
-  loom_stats_t s0 = stats_now(), s1 = s0;
+  loom_stats_t s0 = stats_now(), s1 = s0, s2 = s0;
   long bad = 0;
   for (int t = 0; t < ROUNDS; t++) {
     /* Round t: rank 0 writes, a barrier, the readers read what it wrote
@@ -57,7 +66,7 @@ int main(int argc, char** argv) {
         a[p * W + W - 1] = (uint64_t)t * 1000 + p + 7;
       }
     mr_wbar();
-    if (r > 0 && t > 0 && reads_in(t))
+    if (r > 0 && reads_in(t))
       for (size_t p = 0; p < P; p++) {
         const uint64_t want = (uint64_t)t * 1000 + p;
         if (a[p * W] != want || a[p * W + W - 1] != want + 7) {
@@ -67,21 +76,23 @@ int main(int argc, char** argv) {
           bad++;
         }
       }
-    if (t == PHASE1 - 1) s1 = stats_now();
+    if (t == PHASE2 - 1) s1 = stats_now();
+    if (t == PHASE3 - 1) s2 = stats_now();
     mr_wbar();
   }
   CHECK(bad == 0);
   if (r > 0) {
-    const loom_stats_t s2 = stats_now();
-    const uint64_t used1 = s1.prefetch_used - s0.prefetch_used;
-    const uint64_t got = s2.prefetched - s0.prefetched;
+    const loom_stats_t s3 = stats_now();
+    const uint64_t used1 = s1.prefetch_used - s0.prefetch_used, used2 = s2.prefetch_used - s1.prefetch_used;
     if (expect) {
-      /* Reads at 3, 6 and 9 learn the period; 12, 15 and 18 come from the
-       * barrier, every page of them. */
+      /* Phase 1: reads at 3, 6 and 9 learn the gap; 12, 15 and 18 come
+       * from the barrier, every page of them.  Phase 2: 20, 21, 24 and 25
+       * learn the two gaps; 28, 29, 32 and 33 come from the barrier. */
       CHECK(used1 >= 3 * (uint64_t)P);
-      CHECK(s2.prefetch_used <= s2.prefetched);
+      CHECK(used2 >= 3 * (uint64_t)P);
+      CHECK(s3.prefetch_used <= s3.prefetched);
     } else if (loom_direct_peers() == n - 1) {
-      CHECK(got == 0);
+      CHECK(s3.prefetched == s0.prefetched);
     }
   }
   mr_wbar();

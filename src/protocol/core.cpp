@@ -15,13 +15,12 @@
 //    rank is still writing (between a split barrier's arrive and wait) is
 //    never dropped: it is merged with the home's copy.
 //  - Barrier prefetch of hot pages (HLRC pages homed on another host): a
-//    page this rank fetches again after each drop, every K acquires twice
-//    in a row (its period: 1 for an array read in every interval, 2 for
-//    two arrays read in turn, 3 for CG's vector), is hot; the barrier whose
-//    acquire starts the interval its period predicts fetches it during the
-//    barrier, while every rank waits (api.cpp: a second barrier holds the
-//    homes), instead of leaving it to fault in later from a home that
-//    computes by then and answers late.  A prefetched page stays protected
+//    page this rank fetches again after each drop at gaps that repeat (in
+//    acquires: every K, or two gaps in turn; note_fetched) is hot; the
+//    barrier whose acquire starts the interval its gaps predict fetches it
+//    during the barrier, while every rank waits (api.cpp: a second barrier
+//    holds the homes), instead of leaving it to fault in later from a home
+//    that computes by then and answers late.  A prefetched page stays protected
 //    until it is read (a local fault, no fetch), so a hot page the program
 //    did not read when predicted is seen at the next acquire and turns cold.
 // The order of these steps around each synchronization call is api.cpp's.
@@ -72,26 +71,31 @@ void proto_forget_hints(uint64_t p) {
   if (pt.hint[p] & kHot) pt.hot--;
   pt.hint[p] &= kFetching | kHotListed;
   if (pt.fetched_at[p]) pt.fetched_at[p] = 0;  // (read first: an untouched zero page stays untouched)
-  if (pt.period[p]) pt.period[p] = 0;
+  if (pt.gap1[p]) pt.gap1[p] = 0;
+  if (pt.gap2[p]) pt.gap2[p] = 0;
 }
 
 namespace {
 
 // A hot page is due at the acquire numbered `at` when that acquire starts
-// the interval its period predicts it is read in.
+// the interval its gaps predict it is read in: the gap before the last one
+// (gap2) after its last read.
 bool hot_due(uint32_t p, uint32_t at) {
   const PageTable& pt = rt.pages;
-  return (pt.hint[p] & kHot) && pt.fetched_at[p] && at + 1 - pt.fetched_at[p] == pt.period[p];
+  return (pt.hint[p] & kHot) && pt.fetched_at[p] && at + 1 - pt.fetched_at[p] == pt.gap2[p];
 }
 
 // This rank fetched the pages [first, end) from `home` in the interval of
-// acquire A = pt.acquires.  A page an acquire dropped
-// since its last fetch was read again K acquires after it: its period.  The
-// same period twice in a row makes it hot, when its home is on a path a
-// fetch waits for (a mapped home answers at memory speed anyway).  The pages
-// a fault's window brings come back whether the program reads them or not,
-// so they are judged as the faulting page is: a sweep over an array makes
-// all of them hot, not one page in eight.
+// acquire A = pt.acquires.  A page an acquire dropped since its last fetch
+// was read again K acquires after it: a gap.  A gap equal to one of the two
+// before it makes the page hot, when its home is on a path a fetch waits
+// for (a mapped home answers at memory speed anyway): equal to the last, a
+// page read every K acquires (1: every interval; 3: CG's vector); equal to
+// the one before, a page read twice per cycle at gaps that alternate (MG's
+// grids: 20, 2, 20, 2, ...).  Either way the next gap is the one before the
+// last.  The pages a fault's window brings come back whether the program
+// reads them or not, so they are judged as the faulting page is: a sweep
+// over an array makes all of them hot, not one page in eight.
 void note_fetched(uint64_t first, uint64_t end, int home) {
   PageTable& pt = rt.pages;
   if (!rt.cfg.prefetch || rt.tp.is_direct(home)) {
@@ -102,21 +106,20 @@ void note_fetched(uint64_t first, uint64_t end, int home) {
   for (uint64_t q = first; q < end; q++) {
     if (pt.dropped_at[q] && pt.fetched_at[q] && now > pt.fetched_at[q]) {
       const uint32_t k = now - pt.fetched_at[q];
-      if (k <= kMaxPeriod && k == pt.period[q]) {
-        if (!(pt.hint[q] & kHot)) {
-          pt.hint[q] |= kHot;
-          pt.hot++;
-          if (!(pt.hint[q] & kHotListed)) {
-            pt.hint[q] |= kHotListed;
-            pt.hot_pages.push_back((uint32_t)q);
-          }
+      const uint8_t g = (uint8_t)(k <= kMaxPeriod ? k : 0);
+      const bool repeats = g && (g == pt.gap1[q] || g == pt.gap2[q]);
+      pt.gap2[q] = pt.gap1[q];
+      pt.gap1[q] = g;
+      if (repeats && !(pt.hint[q] & kHot)) {
+        pt.hint[q] |= kHot;
+        pt.hot++;
+        if (!(pt.hint[q] & kHotListed)) {
+          pt.hint[q] |= kHotListed;
+          pt.hot_pages.push_back((uint32_t)q);
         }
-      } else {
-        if (pt.hint[q] & kHot) {
-          pt.hint[q] &= (uint8_t)~kHot;
-          pt.hot--;
-        }
-        pt.period[q] = (uint8_t)(k <= kMaxPeriod ? k : 0);
+      } else if (!repeats && (pt.hint[q] & kHot)) {
+        pt.hint[q] &= (uint8_t)~kHot;
+        pt.hot--;
       }
     }
     pt.fetched_at[q] = now;
@@ -125,7 +128,7 @@ void note_fetched(uint64_t first, uint64_t end, int home) {
 }
 
 // Prefetched pages the program did not read since the last acquire are no
-// longer valid, and their period was wrong: they turn cold.  The list is
+// longer valid, and their gaps misled: they turn cold.  The list is
 // emptied (the pages the program read are on the cached list).
 void retire_prefetched() {
   PageTable& pt = rt.pages;
@@ -383,7 +386,7 @@ bool make_readable(uint64_t p, bool may_unlock) {
   PageTable& pt = rt.pages;
   if (pt.state[p] != kNone) return true;
   if (pt.hint[p] & kPrefetched) {
-    // Fetched by the last barrier, read when its period said: still hot.
+    // Fetched by the last barrier, read when its gaps said: still hot.
     // The prefetched pages of its aligned window open with it (one fault
     // for the window, as a fetch would have taken).
     const uint64_t unit = rt.cfg.unit_pages, lo = p - p % unit, hi = std::min(lo + unit, rt.npages);
@@ -395,6 +398,7 @@ bool make_readable(uint64_t p, bool may_unlock) {
     for (uint64_t q = first; q < end; q++) {
       pt.hint[q] &= (uint8_t)~kPrefetched;
       pt.fetched_at[q] = pt.acquires + 1;
+      std::swap(pt.gap1[q], pt.gap2[q]);  // the gap the prediction used is now the last
       pt.state[q] = kRO;
       list_cached(q);
     }

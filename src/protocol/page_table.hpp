@@ -44,8 +44,8 @@ enum PageFlag : uint8_t {
 // Hints for the barrier prefetch of hot pages (core.cpp, prefetch_hot):
 // facts about how this rank reads a page, not about its validity.
 enum PageHint : uint8_t {
-  kHot = 2,         // fetched again after each drop with the same period: the barrier that
-                    // starts its next read interval fetches it (core.cpp, "Barrier prefetch")
+  kHot = 2,         // fetched again after each drop at gaps that repeat: the barrier that
+                    // starts its predicted read interval fetches it (core.cpp, note_fetched)
   kPrefetched = 4,  // fetched by the last barrier and not read since: valid until the next
                     // acquire, still protected (PROT_NONE, state kNone) so that a read tells us
   kHotListed = 8,   // on hot_pages (kept when the other hints are forgotten, so that it is listed once)
@@ -53,19 +53,19 @@ enum PageHint : uint8_t {
                     // a fault on it waits for that fetch; kept when the other hints are forgotten
 };
 
-// The longest period (acquires between two reads of a page after drops)
+// The longest gap (acquires between two fetches of a page after drops)
 // the barrier prefetch learns.
 constexpr uint32_t kMaxPeriod = 64;
 
 // What the per-page vectors cost each rank: 1 state, 1 flags, 2 home,
-// 1 mode, 1 hint, 4 dropped_at, 4 fetched_at, 1 period, 4 heap_checked, and 4 each for the dirty and
+// 1 mode, 1 hint, 4 dropped_at, 4 fetched_at, 2 gaps, 4 heap_checked, and 4 each for the dirty and
 // cached lists (reserved to full size at init, so that the fault path never
 // grows them), 1 for migration's state (migrate.hpp; not allocated with
 // LOOM_MIGRATE=0), 1 for the adaptive protocol's (adapt.hpp; not with
 // LOOM_ADAPT=0) and 3 for exact invalidation's (intervals.hpp; not with
 // LOOM_EXACT=0).  The Meta segment adds 8 (copy-sets) + 16/N (directory)
 // per page, resident only where touched.
-constexpr uint64_t kPageTableBytesPerPage = 32;
+constexpr uint64_t kPageTableBytesPerPage = 33;
 
 // A zeroed per-page array that costs no resident memory until written: a
 // large calloc is fresh zero pages from the kernel, not a memset (the
@@ -105,7 +105,8 @@ struct PageTable {
   std::vector<uint32_t> dropped_at;    // the acquire that last dropped this rank's copy (0: none since its fetch)
   ZeroArray<uint32_t> fetched_at;      // 1 + the acquire count when this rank last fetched the page from a
                                        // home it does not map, or read its prefetched copy (0: never, forgotten)
-  ZeroArray<uint8_t> period;           // acquires between its last two such fetches after drops (0: unknown)
+  ZeroArray<uint8_t> gap1, gap2;       // acquires between its last two such fetches after drops, and
+                                       // between the two before (0: unknown; core.cpp, note_fetched)
   uint32_t acquires = 0;               // acquires so far (the first is 1)
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
@@ -122,7 +123,7 @@ struct PageTable {
     mode.assign(npages, protocol);
     hint.assign(npages, 0);
     dropped_at.assign(npages, 0);
-    if (!fetched_at.assign(npages) || !period.assign(npages)) throw std::bad_alloc();
+    if (!fetched_at.assign(npages) || !gap1.assign(npages) || !gap2.assign(npages)) throw std::bad_alloc();
     acquires = 0;
     heap_checked.assign(npages, ~0u);
     dirty.clear();
