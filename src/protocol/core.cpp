@@ -20,9 +20,10 @@
 //    barrier whose acquire starts the interval its gaps predict fetches it
 //    during the barrier, while every rank waits (api.cpp: a second barrier
 //    holds the homes), instead of leaving it to fault in later from a home
-//    that computes by then and answers late.  A prefetched page stays protected
-//    until it is read (a local fault, no fetch), so a hot page the program
-//    did not read when predicted is seen at the next acquire and turns cold.
+//    that computes by then and answers late.  A prefetched page stays
+//    protected until it is read (a local fault, no fetch), so a hot page the
+//    program did not read when predicted is seen at the next acquire and
+//    turns cold.
 // The order of these steps around each synchronization call is api.cpp's.
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -106,7 +107,7 @@ void note_fetched(uint64_t first, uint64_t end, int home) {
   for (uint64_t q = first; q < end; q++) {
     if (pt.dropped_at[q] && pt.fetched_at[q] && now > pt.fetched_at[q]) {
       const uint32_t k = now - pt.fetched_at[q];
-      const uint8_t g = (uint8_t)(k <= kMaxPeriod ? k : 0);
+      const uint8_t g = (uint8_t)(k <= kMaxReadGap ? k : 0);
       const bool repeats = g && (g == pt.gap1[q] || g == pt.gap2[q]);
       pt.gap2[q] = pt.gap1[q];
       pt.gap1[q] = g;

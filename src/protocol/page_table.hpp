@@ -55,15 +55,15 @@ enum PageHint : uint8_t {
 
 // The longest gap (acquires between two fetches of a page after drops)
 // the barrier prefetch learns.
-constexpr uint32_t kMaxPeriod = 64;
+constexpr uint32_t kMaxReadGap = 64;
 
 // What the per-page vectors cost each rank: 1 state, 1 flags, 2 home,
-// 1 mode, 1 hint, 4 dropped_at, 4 fetched_at, 2 gaps, 4 heap_checked, and 4 each for the dirty and
-// cached lists (reserved to full size at init, so that the fault path never
-// grows them), 1 for migration's state (migrate.hpp; not allocated with
-// LOOM_MIGRATE=0), 1 for the adaptive protocol's (adapt.hpp; not with
-// LOOM_ADAPT=0) and 3 for exact invalidation's (intervals.hpp; not with
-// LOOM_EXACT=0).  The Meta segment adds 8 (copy-sets) + 16/N (directory)
+// 1 mode, 1 hint, 4 dropped_at, 4 fetched_at and 2 gaps (ZeroArray below),
+// 4 heap_checked, and 4 each for the dirty and cached lists (reserved to
+// full size at init, so that the fault path never grows them), 1 for
+// migration's state (migrate.hpp; not allocated with LOOM_MIGRATE=0), 1 for
+// the adaptive protocol's (adapt.hpp; not with LOOM_ADAPT=0) and 3 for
+// exact invalidation's (intervals.hpp; not with LOOM_EXACT=0).  The Meta segment adds 8 (copy-sets) + 16/N (directory)
 // per page, resident only where touched.
 constexpr uint64_t kPageTableBytesPerPage = 33;
 
