@@ -1,9 +1,9 @@
 /* The barrier prefetch of hot pages (src/protocol/core.cpp): a page a rank
- * fetches again after each drop with the same period is fetched by the
- * barrier that starts the interval its period predicts.
+ * fetches again after each drop at gaps that repeat is fetched by the
+ * barrier that starts the interval its gaps predict.
  *   1. Every value read is the one written before the last barrier, whether
  *      the page came by a fault, by a prefetch, or by a prefetch made for a
- *      read that did not come (the readers change their period and phase).
+ *      read that did not come (the readers change their pattern).
  *   2. Where the homes are not mapped and the pages are HLRC's, a reader of
  *      a block every third round (CG's pattern) gets its pages from the
  *      barrier once it has seen the gap repeat: from the fourth read on,
@@ -11,8 +11,8 @@
  *      that faulted); so does a reader at gaps that alternate (MG's).
  *      Where every peer is mapped nothing is prefetched.
  * Rank 0 writes the block in every round; every other rank reads it in
- * some rounds, after a barrier (two barriers a round: a period of 6
- * acquires). */
+ * some rounds, after a barrier (two barriers a round: every third round
+ * is a gap of 6 acquires). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
