@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -24,6 +25,9 @@ void loom_start(uint32_t unit_pages) {
 void loom_start_with(const std::function<void(loom_config_t&)>& change) {
   loom_config_t cfg;
   OK(loom_config_default(&cfg));
+  // These benchmarks measure the protocol (faults, fetches, diffs), which
+  // ranks of one host skip when they share pages: off unless asked for.
+  if (!std::getenv("LOOM_HOST_SHARE")) cfg.host_share = 0;
   change(cfg);
   OK(loom_init(nullptr, nullptr, &cfg));
 }

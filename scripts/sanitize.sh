@@ -33,12 +33,12 @@ gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 core="mr_coherence|mr_locks|mr_kept|mr_prefetch|mr_atomics|mr_atomics_typed|mr_protocols|mr_alloc|mr_alloc_small|mr_fences|mr_migrate|mr_adapt|mr_exact"
 mt="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_trylock|mr_fences"
-targets=(mt_threads mt_doom mt_intercept mr_trylock mr_kept mr_prefetch mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt mr_exact spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
+targets=(mr_share mr_stress mt_threads mt_doom mt_intercept mr_trylock mr_kept mr_prefetch mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt mr_exact spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
 
 for kind in "${kinds[@]}"; do
   case "$kind" in
-    address) dir=build-asan; tests="^(mr\.($core)\.np[23]\.(map|mpi|async|auto)\.hlrc|mt\.mt_threads\.np(1t3|2t2)\.(map|mpi|async|auto)\.hlrc|mt\.($mt)\.np2t2\.(map|auto)\.hlrc|mt\.mt_(doom|intercept)\.np2t2\.map\.hlrc|spawn\.(start|setup)\.np2\..*|unit\.fuzz_.*|san\.canary\..*)\$" ;;
-    thread) dir=build-tsan; tests="^(mr\.($core)\.np2\.async\.hlrc|mt\.mt_threads\.np(1t3\.map|2t2\.async)\.hlrc|mt\.($mt)\.np2t2\.async\.hlrc|mt\.mt_doom\.np2t2\.map\.hlrc|spawn\.start\.np2\.async|san\.canary\..*)\$" ;;
+    address) dir=build-asan; tests="^(mr\.($core)\.np[23]\.(map|mpi|async|auto)\.hlrc|mt\.mt_threads\.np(1t3|2t2)\.(map|mpi|async|auto)\.hlrc|mt\.($mt)\.np2t2\.(map|auto)\.hlrc|mt\.mt_(doom|intercept)\.np2t2\.map\.hlrc|mr\.(mr_share|mr_coherence|mr_locks|mr_stress)\.np[23]\.share|spawn\.(start|setup)\.np2\..*|unit\.fuzz_.*|san\.canary\..*)\$" ;;
+    thread) dir=build-tsan; tests="^(mr\.($core)\.np2\.async\.hlrc|mt\.mt_threads\.np(1t3\.map|2t2\.async)\.hlrc|mt\.($mt)\.np2t2\.async\.hlrc|mt\.mt_doom\.np2t2\.map\.hlrc|mr\.(mr_share|mr_coherence)\.np2\.share|spawn\.start\.np2\.async|san\.canary\..*)\$" ;;
     *) echo "sanitize: $kind: expected address or thread" >&2; exit 2 ;;
   esac
   start=$SECONDS

@@ -65,8 +65,8 @@ Status page_of(const void* p, const char* fn, uint64_t* page) {
 
 // Every rank passed the same values?  (Collective; all ranks must call.)
 Status agree(const uint64_t* vals, int n, const char* fn) {
-  LOOM_ASSERT(n <= 8);
-  uint64_t mine[16], mx[16];
+  LOOM_ASSERT(n <= 12);
+  uint64_t mine[24], mx[24];
   for (int i = 0; i < n; i++) {
     mine[i] = vals[i];
     mine[n + i] = ~vals[i];
@@ -265,15 +265,15 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   }
   if (rt.nranks > kMaxRanks)
     return fail_all(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
-  uint64_t shape[8] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
+  uint64_t shape[9] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
                        (uint64_t)rt.cfg.transport, (uint64_t)rt.cfg.protocol, (uint64_t)rt.cfg.migrate,
-                       (uint64_t)rt.cfg.exact};
+                       (uint64_t)rt.cfg.exact, (uint64_t)rt.cfg.host_share};
   uint64_t tracing = (rt.cfg.trace_dir[0] != 0) | (uint64_t)(rt.cfg.trace_runs != 0) << 1 |
                      (uint64_t)(rt.cfg.trace_homes != 0) << 2;
   LOOM_TRY(agree(&tracing, 1, "loom_init (LOOM_TRACE, LOOM_TRACE_RUNS or LOOM_TRACE_HOMES set on some ranks only)"));
-  LOOM_TRY(agree(shape, 8,
+  LOOM_TRY(agree(shape, 9,
                  "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP, LOOM_TRANSPORT, LOOM_PROTOCOL, "
-                 "LOOM_MIGRATE, LOOM_EXACT)"));
+                 "LOOM_MIGRATE, LOOM_EXACT, LOOM_HOST_SHARE)"));
 
   // A restart: the checkpoint names the address and the size.
   rt.ckpt = CheckpointState{};
@@ -300,6 +300,16 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread, rt.cfg.transport,
                       rt.cfg.spin};
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
+  {
+    // One host, every peer mapped: pages are shared as the host shares
+    // memory (core.cpp, share_fault), unless traced: a trace records the
+    // protocol's work (fetches, diffs, notices), which the race report,
+    // `loom place` and the model's replay on other platforms read.
+    int want = rt.cfg.host_share && rt.tp.all_direct() && !rt.cfg.trace_dir[0] ? 1 : 0;
+    int all = 0;
+    MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    rt.shared = all != 0;
+  }
   rt.tp.set_lock_kick_handler(sync_kicked);  // kicks come only after init's last barrier
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
   LOOM_TRY(vm_install_handler(proto_fault, heap_describe_near));
@@ -322,9 +332,10 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   if (rt.cfg.print_config && rt.rank == 0) {
     char buf[8192];
     config_print(&rt.cfg, buf, sizeof buf);
-    std::fprintf(stderr, "loom: %d ranks, %d mapped directly by rank 0, the others through %s, progress thread %s\n%s",
+    std::fprintf(stderr, "loom: %d ranks, %d mapped directly by rank 0, the others through %s, progress thread %s%s\n%s",
                  rt.nranks, rt.tp.direct_peers(), rt.tp.kind_name(),
-                 rt.tp.progress_running() ? "on" : "off", buf);
+                 rt.tp.progress_running() ? "on" : "off",
+                 rt.shared ? ", pages shared from their homes (one host)" : "", buf);
   }
   rt.finalized = false;
   MPI_Barrier(MPI_COMM_WORLD);
@@ -332,6 +343,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
 }
 
 void lift_state() {
+  rt.shared = false;
   vm_remove_handler();
   vm_release();
   if (rt.pages.twins) munmap(rt.pages.twins, rt.size);
@@ -354,7 +366,9 @@ Status barrier() {
   // rank serves requests itself).  For migration every rank is quiescent
   // between the two halves of a raw barrier, and hears of every move before
   // its acquire (migrate.hpp).
-  const bool wants_window = (rt.cfg.migrate && migrate_prepare()) | adapt_wants_window();
+  // (Ranks that share pages from their homes have nothing to move: any
+  // rank's access is a load or store in the home's memory.)
+  const bool wants_window = !rt.shared && ((rt.cfg.migrate && migrate_prepare()) | adapt_wants_window());
   const unsigned any = sync_barrier_or((proto_wants_prefetch() ? 1u : 0u) | (wants_window ? 2u : 0u));
   const bool prefetch = any & 1;
   if (any & 2) {
@@ -1228,7 +1242,7 @@ loom_status_t loom_update(const void* ptr, size_t len) {
   uint64_t first = 0, last = 0;
   Status s = live_range(ptr, len, "loom_update", &first, &last);
   if (!s.is_ok()) return s.code();
-  rt.rings.update_runs.emplace_back(first, last - first + 1);
+  if (!rt.shared) rt.rings.update_runs.emplace_back(first, last - first + 1);  // (shared pages are the home's)
   return LOOM_OK;
 }
 

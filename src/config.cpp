@@ -245,6 +245,12 @@ Status p_exact(loom_config_t* c, const char* n, const char* v) {
 }
 void w_exact(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->exact); }
 
+Status p_share(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->host_share)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_share(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->host_share); }
+
 Status p_hang(loom_config_t* c, const char* n, const char* v) {
   unsigned long long x;
   if (!parse_uint(v, &x) || x > 1000000ull) return bad(n, v, "seconds from 0 (never) to 1000000");
@@ -275,6 +281,10 @@ const Setting kSettings[] = {
      "(erc-invalidate) at the next barrier; 0: every page keeps its block's protocol", p_adapt, w_adapt},
     {"LOOM_EXACT", "1", "1: a lock's acquire drops the copies of lazy (hlrc) pages written in the intervals it "
      "acquires (records with vector timestamps); 0: the copies of every page another rank writes", p_exact, w_exact},
+    {"LOOM_HOST_SHARE", "1", "1: when every rank runs on one host and maps every peer (LOOM_LOCAL_MAP=1), a fault maps "
+     "the page from its home's memory, so ranks share pages as threads do (no copies, twins, diffs or invalidations; "
+     "a fault per page at its first access); 0: copies and the coherence protocol, as across hosts. Off with "
+     "LOOM_TRACE (a trace records the protocol's work)", p_share, w_share},
     {"LOOM_PREFETCH", "1", "at barriers, fetch the pages homed on other hosts that this rank read again after the "
      "last acquire dropped them (hot pages), while every rank waits, instead of faulting them in later", p_prefetch,
      w_prefetch},

@@ -88,6 +88,7 @@ struct Runtime {
   uint8_t* base = nullptr;    // the global range, same address on every rank (vm.cpp)
   uint64_t size = 0;
   uint64_t npages = 0;
+  bool shared = false;        // every rank on one host, each page mapped from its home (core.cpp, share_fault)
 
   Transport tp;          // transport/
   PageTable pages;       // protocol/page_table.hpp, owned by protocol/core.cpp

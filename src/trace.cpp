@@ -26,7 +26,7 @@ bool g_trace_homes = false;
 
 namespace {
 
-constexpr size_t kHeaderBytes = 4096;
+constexpr size_t kHeaderBytes = 8192;  // (4096 until the configuration outgrew it: readers take the size from the header)
 constexpr uint32_t kTraceFormat = 2;  // 2: hand-over values name the rank in 16 bits (docs/TRACE.md)
 constexpr size_t kCap = 32768;              // records per buffer (1 MiB)
 constexpr uint64_t kCpuEveryNs = 100000;    // a CPU sample at most every 100 us of wall time,

@@ -109,6 +109,7 @@ const Case kCases[] = {
     {"LOOM_MIGRATE", "0", [](const loom_config_t& c) { return c.migrate == 0; }, {"-1", "automatic"}},
     {"LOOM_ADAPT", "1", [](const loom_config_t& c) { return c.adapt == 1; }, {"2", "adaptive", ""}},
     {"LOOM_EXACT", "0", [](const loom_config_t& c) { return c.exact == 0; }, {"2", "exact", ""}},
+    {"LOOM_HOST_SHARE", "0", [](const loom_config_t& c) { return c.host_share == 0; }, {"2", "shared", ""}},
     {"LOOM_PREFETCH", "0", [](const loom_config_t& c) { return c.prefetch == 0; }, {"2", "often", ""}},
     {"LOOM_PROTOCOL", "erc-update", [](const loom_config_t& c) { return c.protocol == LOOM_PROTOCOL_ERC_UPDATE; },
      {"update", "", "2", "erc"}},
@@ -253,6 +254,7 @@ void test_print() {
   CHECK(config_parse_one(&c, "LOOM_PREFETCH", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_ADAPT", "1").is_ok());
   CHECK(config_parse_one(&c, "LOOM_EXACT", "0").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_HOST_SHARE", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_PROTOCOL", "ERC-Invalidate").is_ok());
   CHECK(config_parse_one(&c, "LOOM_HANG_TIMEOUT", "45").is_ok());
   CHECK(config_parse_one(&c, "LOOM_CHECKPOINT_DIR", "/tmp/ckd").is_ok());
@@ -272,7 +274,7 @@ void test_print() {
                         "LOOM_LOCAL_MAP=0", "LOOM_PROGRESS=1", "LOOM_STATS=1", "LOOM_STATS_FILE=/tmp/s_%r.json",
                         "LOOM_BASE=0x300000000000", "LOOM_SPIN=4321", "LOOM_LOG_ERRORS=0",
                         "LOOM_CLOCK_SKEW_NS=1234", "LOOM_PRINT_CONFIG=1",
-                        "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_ADAPT=1", "LOOM_EXACT=0", "LOOM_PROTOCOL=erc-invalidate",
+                        "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_ADAPT=1", "LOOM_EXACT=0", "LOOM_HOST_SHARE=0", "LOOM_PROTOCOL=erc-invalidate",
                         "LOOM_HANG_TIMEOUT=45", "LOOM_CHECKPOINT_DIR=/tmp/ckd", "LOOM_CHECKPOINT_EVERY=7",
                         "LOOM_RESTART=/tmp/rsd", "LOOM_TRACE=/tmp/trd", "LOOM_TRACE_RUNS=1",
                         "LOOM_TRACE_HOMES=1", "LOOM_PLACEMENT=/tmp/place.txt"};
@@ -299,6 +301,7 @@ void test_print() {
   CHECK(std::strstr(dbuf, "LOOM_MIGRATE=auto") != nullptr);
   CHECK(std::strstr(dbuf, "LOOM_ADAPT=0") != nullptr);
   CHECK(std::strstr(dbuf, "LOOM_EXACT=1") != nullptr);
+  CHECK(std::strstr(dbuf, "LOOM_HOST_SHARE=1") != nullptr);
 
   // A small buffer: the full length is returned, nothing written past it.
   char small[40 + 8];
@@ -315,7 +318,7 @@ void test_from_env() {
   const char* names[] = {"LOOM_MEM_SIZE", "LOOM_UNIT_PAGES", "LOOM_HOME", "LOOM_LOCKS", "LOOM_LOCAL_MAP",
                          "LOOM_PROGRESS", "LOOM_STATS", "LOOM_STATS_FILE", "LOOM_BASE", "LOOM_SPIN",
                          "LOOM_LOG_ERRORS", "LOOM_PRINT_CONFIG", "LOOM_CLOCK_SKEW_NS",
-                         "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_ADAPT", "LOOM_EXACT", "LOOM_PREFETCH", "LOOM_PROTOCOL", "LOOM_HANG_TIMEOUT",
+                         "LOOM_TRANSPORT", "LOOM_MIGRATE", "LOOM_ADAPT", "LOOM_EXACT", "LOOM_HOST_SHARE", "LOOM_PREFETCH", "LOOM_PROTOCOL", "LOOM_HANG_TIMEOUT",
                          "LOOM_CHECKPOINT_DIR", "LOOM_CHECKPOINT_EVERY", "LOOM_RESTART", "LOOM_TRACE", "LOOM_TRACE_RUNS"};
   for (const char* n : names) unsetenv(n);
 

@@ -14,7 +14,8 @@ launch=""
 while [ "$1" != "--" ]; do launch="$launch $1"; shift; done
 shift
 sor=$1
-export LOOM_HOME=cyclic LOOM_MIGRATE=0 LOOM_MEM_SIZE=64M LOOM_LOG_ERRORS=0
+# (LOOM_HOST_SHARE=0: the placement is measured by the protocol's fetches, which one host otherwise skips)
+export LOOM_HOME=cyclic LOOM_MIGRATE=0 LOOM_MEM_SIZE=64M LOOM_LOG_ERRORS=0 LOOM_HOST_SHARE=0
 args="--n 130 --iters 60"
 LOOM_TRACE=$dir/plain $launch -n 2 $sor $args > /dev/null || { echo "place_check: the traced run failed"; exit 1; }
 "$py" "$tool" place "$dir/plain" --out "$dir/no.txt" 2> "$dir/err.txt"

@@ -166,6 +166,7 @@ typedef struct loom_config {
   int trace_runs;                   /* with a trace: also the byte runs of every diff a release sends, for `loom trace races` (LOOM_TRACE_RUNS) */
   int trace_homes;                  /* with a trace: each barrier re-protects this rank's home pages, so that its own first access to each in every barrier interval is recorded, for `loom place` (LOOM_TRACE_HOMES) */
   char placement[256];              /* homes for page ranges of the collective allocations, from `loom place` (LOOM_PLACEMENT) */
+  int host_share;                   /* 1 (default): with every rank on one host, map each page from its home's memory (no copies, twins or diffs; off when traced); 0: copies and the protocol, as across hosts (LOOM_HOST_SHARE) */
 } loom_config_t;
 
 /* Fill cfg with the defaults and the LOOM_* environment variables (as
@@ -455,6 +456,8 @@ typedef struct loom_stats {
   uint64_t locks_kept;  /* of locks, the ones taken again with no message: the rank had kept the lock at its last
                            unlock, and no other rank had wanted it since (locks whose home is reached by requests:
                            across hosts) */
+  uint64_t pages_mapped; /* pages a fault mapped from their home's memory instead of copying (all ranks on one
+                            host, LOOM_HOST_SHARE) */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 /* The calling thread's share of this rank's statistics since the last

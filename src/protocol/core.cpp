@@ -213,7 +213,7 @@ void check_invariants() {
   }
   for (uint64_t p = 0; p < rt.npages; p++) {
     LOOM_EXPENSIVE_ASSERT(pt.state[p] == kNone || (pt.flags[p] & kAlloc));
-    LOOM_EXPENSIVE_ASSERT(!(pt.state[p] == kRW && pt.home[p] != rt.rank) || on_dirty[p]);
+    LOOM_EXPENSIVE_ASSERT(!(pt.state[p] == kRW && pt.home[p] != rt.rank) || on_dirty[p] || rt.shared);
     LOOM_EXPENSIVE_ASSERT(((pt.flags[p] & kListed) != 0) == (on_cached[p] != 0));
     page_protocol(p).check_page(p);
   }
@@ -471,10 +471,87 @@ bool make_writable(uint64_t p, bool may_unlock) {
   return true;
 }
 
+// ---- one host: pages shared from their homes (LOOM_HOST_SHARE) -----------
+//
+// With every rank on one host and every peer's memfd mapped, a fault maps
+// the page itself instead of copying it: the view's page becomes a mapping
+// of the home's memfd at the page's offset (mremap of the peer mapping with
+// old size 0 duplicates a shared mapping, so no file descriptor per peer is
+// kept).  The ranks then share the page as threads share memory: the host's
+// caches keep it coherent, so there are no copies to invalidate, no twins,
+// no diffs and no write notices; the page stays read-write until its block
+// is freed or reset (which make it absent again).  Homes do not move
+// (migration is pointless when every access is a load or a store at the
+// home), and locks and barriers order the accesses with their fences.
+
+bool is_foreign(uint64_t p) { return (rt.pages.foreign[p / 64] >> (p % 64)) & 1; }
+void set_foreign(uint64_t p, bool on) {
+  uint64_t& w = rt.pages.foreign[p / 64];
+  w = on ? w | 1ull << (p % 64) : w & ~(1ull << (p % 64));
+}
+
+// The view's pages [first, first+n) onto home h's memfd (h == this rank:
+// its own), read-write.
+void share_map(uint64_t first, uint64_t n, int h) {
+  void* at = rt.base + first * kPage;
+  void* r;
+  if (h == rt.rank)
+    r = mmap(at, n * kPage, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, rt.tp.data_fd(),
+             (off_t)(first * kPage));
+  else
+    r = mremap(rt.tp.mapped_data(h) + first * kPage, 0, n * kPage, MREMAP_MAYMOVE | MREMAP_FIXED, at);
+  if (r == MAP_FAILED) {
+    const int e = errno;
+    fatal("mapping %llu pages at page %llu from rank %d's memory failed: %s%s", (unsigned long long)n,
+          (unsigned long long)first, h, std::strerror(e),
+          e == ENOMEM ? ": this process has reached the kernel's limit on mappings (vm.max_map_count); raise it "
+                        "(sysctl -w vm.max_map_count=...) or set LOOM_HOST_SHARE=0"
+                      : "; LOOM_HOST_SHARE=0 copies pages instead");
+  }
+  for (uint64_t q = first; q < first + n; q++) set_foreign(q, h != rt.rank);
+}
+
+// The fault of a rank that shares pages: p (and the absent pages of its
+// aligned window with the same home) become read-write mappings of their
+// home's memory.  No protocol runs.
+void share_fault(uint64_t p) {
+  PageTable& pt = rt.pages;
+  const int h = proto_home(p, true);
+  uint64_t first = p, end = p + 1;
+  if (h >= 0) {
+    const uint64_t unit = rt.cfg.unit_pages, lo = p - p % unit, hi = std::min(lo + unit, rt.npages);
+    // (A page of the window no rank has touched yet stays out: first touch
+    // places pages one by one, as loom_home_of reports them.)
+    auto joins = [&](uint64_t q) {
+      return pt.state[q] == kNone && (pt.flags[q] & kAlloc) && is_foreign(q) == is_foreign(p) &&
+             proto_home(q, false) == h;
+    };
+    while (first > lo && joins(first - 1)) first--;
+    while (end < hi && joins(end)) end++;
+  }
+  const uint64_t n = end - first;
+  if (h == rt.rank && !is_foreign(p)) vm_protect(first, n, kRW);
+  else share_map(first, n, h);
+  std::memset(&pt.state[first], kRW, n);
+  if (h != rt.rank) rt.st.s.pages_mapped += n;
+}
+
 }  // namespace
 
-void proto_make_readable(uint64_t p) { (void)make_readable(p, false); }
-void proto_make_writable(uint64_t p) { (void)make_writable(p, false); }
+void proto_make_readable(uint64_t p) {
+  if (rt.shared) {
+    if (rt.pages.state[p] == kNone) share_fault(p);
+    return;
+  }
+  (void)make_readable(p, false);
+}
+void proto_make_writable(uint64_t p) {
+  if (rt.shared) {
+    if (rt.pages.state[p] != kRW) share_fault(p);
+    return;
+  }
+  (void)make_writable(p, false);
+}
 
 Fault proto_fault(uint64_t p, int is_write) {
   PageTable& pt = rt.pages;
@@ -504,8 +581,11 @@ Fault proto_fault(uint64_t p, int is_write) {
   double t0 = stat_now();
   const uint64_t tt = trace_on() ? trace_now() : 0;
   const uint64_t fetched = rt.st.s.pages_fetched;
-  bool valid;
-  if (is_write) {
+  bool valid = true;
+  if (rt.shared) {
+    (is_write ? rt.st.s.write_faults : rt.st.s.read_faults)++;
+    share_fault(p);
+  } else if (is_write) {
     rt.st.s.write_faults++;
     valid = make_writable(p, true);
   } else {
@@ -578,6 +658,7 @@ void release_pages(std::vector<uint32_t>& list) {
 }  // namespace
 
 void proto_release() {
+  if (rt.shared) __atomic_thread_fence(__ATOMIC_SEQ_CST);  // this rank's stores to shared pages, before the sync's
   intercept_check_pending();  // no nonblocking MPI operation still uses Loom pages
   PageTable& pt = rt.pages;
   if (pt.dirty.empty() && !pt.release_work && rt.rings.update_runs.empty()) {
@@ -624,6 +705,7 @@ void proto_acquire(bool prefetch, IvlAcquire kind, uint64_t info) {
   if (trace_runs())
     for (uint32_t p : rt.pages.dirty) trace_page_runs(p, rt.pages.twins + p * kPage, slot(p), rt.pages.home[p]);
   const uint64_t inv = rt.st.s.invalidations, upd = rt.st.s.updates;
+  if (rt.shared) __atomic_thread_fence(__ATOMIC_SEQ_CST);  // the sync's loads, before this rank's of shared pages
   intercept_check_pending();  // (loom_barrier_wait has no release of its own)
   rt.tp.sync_local();
   check_invariants();
@@ -714,6 +796,10 @@ bool proto_wants_prefetch() {
 
 void proto_before_atomic(uint64_t p) {
   PageTable& pt = rt.pages;
+  if (rt.shared) {  // the atomic and this rank's view are the same memory
+    (void)proto_home(p, true);
+    return;
+  }
   proto_forget_hints(p);  // a prefetched copy would miss the atomic's update too
   int h = proto_home(p, true);
   if (h != rt.rank && pt.state[p] != kNone) {
@@ -724,13 +810,15 @@ void proto_before_atomic(uint64_t p) {
   page_protocol(p).before_atomic(p, &h);
 }
 
-void proto_after_atomic(uint64_t p) { page_protocol(p).after_atomic(p); }
+void proto_after_atomic(uint64_t p) {
+  if (!rt.shared) page_protocol(p).after_atomic(p);
+}
 
 void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
   PageTable& pt = rt.pages;
   for (uint64_t p = first; p < first + n; p++) {
     if (pt.home[p] != rt.rank && pt.state[p] != kNone) {
-      LOOM_ASSERT(pt.state[p] != kRW);  // callers release first
+      LOOM_ASSERT(pt.state[p] != kRW || rt.shared);  // callers release first (a shared page is the home's)
       vm_protect(p, 1, kNone);
       pt.state[p] = kNone;
     }

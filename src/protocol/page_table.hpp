@@ -107,6 +107,8 @@ struct PageTable {
                                        // home it does not map, or read its prefetched copy (0: never, forgotten)
   ZeroArray<uint8_t> gap1, gap2;       // acquires between its last two such fetches after drops, and
                                        // between the two before (0: unknown; core.cpp, note_fetched)
+  ZeroArray<uint64_t> foreign;         // bit p: the view of page p maps its home's memfd, not this rank's
+                                       // (LOOM_HOST_SHARE; core.cpp, share_fault); 1 bit a page
   uint32_t acquires = 0;               // acquires so far (the first is 1)
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
@@ -123,7 +125,9 @@ struct PageTable {
     mode.assign(npages, protocol);
     hint.assign(npages, 0);
     dropped_at.assign(npages, 0);
-    if (!fetched_at.assign(npages) || !gap1.assign(npages) || !gap2.assign(npages)) throw std::bad_alloc();
+    if (!fetched_at.assign(npages) || !gap1.assign(npages) || !gap2.assign(npages) ||
+        !foreign.assign((npages + 63) / 64))
+      throw std::bad_alloc();
     acquires = 0;
     heap_checked.assign(npages, ~0u);
     dirty.clear();

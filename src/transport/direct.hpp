@@ -27,6 +27,8 @@ class DirectPath final : public Path {
   // peers' Meta segments and forget this rank's.
   void drop_meta();
   bool maps_data(int r) const { return maps_[r].seg[(int)Seg::Data] != nullptr; }
+  // Rank r's Data segment as mapped here (MAP_SHARED of its memfd), or nullptr.
+  uint8_t* data_of(int r) const { return maps_[r].seg[(int)Seg::Data]; }
   // Whether rank r runs on this host (known after map_peers).
   bool same_host(int r) const { return r < (int)same_host_.size() && same_host_[r]; }
 

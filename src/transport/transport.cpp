@@ -203,6 +203,11 @@ void Transport::set_lock_kick_handler(void (*fn)(uint64_t id)) {
 
 bool Transport::is_direct(int r) const { return routes_[r].seg[(int)Seg::Data] == direct_; }
 
+uint8_t* Transport::mapped_data(int r) const {
+  if (r == rank_) return self_data_;
+  return is_direct(r) && direct_ ? direct_->data_of(r) : nullptr;
+}
+
 bool Transport::concurrent_get(int r) const {
   return routes_[r].get[(int)Seg::Data] == direct_;
 }

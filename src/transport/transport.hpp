@@ -164,6 +164,9 @@ class Transport {
   // at init: "auto" is async with one-sided page reads).
   const char* kind_name() const { return kind_ == LOOM_TRANSPORT_RMA ? "rma" : fetch_ ? "auto (async, pages by MPI_Get)" : "async"; }
   bool is_direct(int r) const;                      // Data mapped (always self)
+  // Rank r's Data segment as this rank maps it (a MAP_SHARED mapping of r's
+  // memfd; this rank's own: self_data), or nullptr when r is not mapped.
+  uint8_t* mapped_data(int r) const;
   // A Data get from r is worth running while other threads of this rank
   // get too: a memcpy from a mapped peer.  Not the async path's request and
   // reply (one reply tag per peer, matched in order), and not MPI_Get

@@ -1,0 +1,141 @@
+/* Ranks of one host that share pages from their homes (LOOM_HOST_SHARE=1,
+ * the default, with every peer mapped): a fault maps the home's page, so
+ * no page is copied, no twin or diff is made and no acquire drops anything,
+ * and a plain store is seen by a plain load on another rank, as between
+ * threads.  Where pages are not shared (LOOM_HOST_SHARE=0, LOOM_LOCAL_MAP=0,
+ * LOOM_TRACE, other hosts) the same program must still compute the same
+ * values, and then it copies pages and maps none.
+ *
+ * 1. pages homed in turn on every rank, written by their homes, read by all;
+ * 2. rounds of writes (homes, and every rank into one word of another rank's
+ *    page) and reads: after the first round nothing faults;
+ * 3. a flag stored without any Loom call, seen by a spinning rank;
+ * 4. the block freed and allocated again whole on the last rank: that rank's
+ *    view of pages it mapped from others turns back to its own memory (its
+ *    writes must reach the others), and the new block reads as zero;
+ * 5. atomics on a page also read plainly: no fault, the atomics' sum. */
+#include <string.h>
+#include <time.h>
+
+#include "mr.h"
+
+enum { P = 64, WORDS = 512 };
+
+static loom_stats_t stats(void) {
+  loom_stats_t s;
+  CHECK_OK(loom_stats_get(&s));
+  return s;
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+int main(int argc, char** argv) {
+  mr_init(&argc, &argv);
+  const int r = loom_rank(), n = loom_nranks();
+  const char* share = getenv("LOOM_HOST_SHARE");
+  const char* trace = getenv("LOOM_TRACE");
+  const int shared = !(share && !strcmp(share, "0")) && !(trace && *trace) && loom_direct_peers() == n - 1;
+
+  /* 1. Pages homed in turn; each home writes its own. */
+  uint64_t* a = NULL;
+  CHECK_OK(loom_alloc_collective_policy((size_t)P * 4096, LOOM_HOME_CYCLIC, (void**)&a));
+  for (int p = r; p < P; p += n)
+    for (int w = 0; w < WORDS; w++) a[p * WORDS + w] = (uint64_t)p * 1000 + w;
+  CHECK_OK(loom_barrier());
+  loom_stats_t s0 = stats();
+  long bad = 0;
+  for (int p = 0; p < P; p++)
+    for (int w = 0; w < WORDS; w++) bad += a[p * WORDS + w] != (uint64_t)p * 1000 + w;
+  loom_stats_t s1 = stats();
+  CHECK(bad == 0);
+  const uint64_t others = (uint64_t)(P - (P - r + n - 1) / n);  /* pages not homed here */
+  if (shared) {
+    CHECK(s1.pages_mapped - s0.pages_mapped == others);
+    CHECK(s1.pages_fetched == s0.pages_fetched);
+  } else {
+    CHECK(s1.pages_mapped == 0);
+    CHECK(s1.pages_fetched - s0.pages_fetched >= others);
+  }
+  CHECK_OK(loom_barrier());  /* every rank has read before part 2 writes */
+
+  /* 2. Rounds: homes rewrite their pages; every rank writes word r of the
+   * next rank's first page (one page written by several ranks at once). */
+  int nextp = (r + 1) % n; /* page nextp is homed on rank nextp (cyclic) */
+  loom_stats_t r0 = stats();
+  for (int round = 1; round <= 5; round++) {
+    loom_stats_t b = stats();
+    for (int p = r; p < P; p += n) a[p * WORDS + 7] = (uint64_t)round * 100000 + p;
+    a[nextp * WORDS + 100 + r] = (uint64_t)round * 10 + r;
+    CHECK_OK(loom_barrier());
+    bad = 0;
+    for (int p = 0; p < P; p++) bad += a[p * WORDS + 7] != (uint64_t)round * 100000 + p;
+    for (int q = 0; q < n; q++) bad += a[((q + 1) % n) * WORDS + 100 + q] != (uint64_t)round * 10 + q;
+    CHECK(bad == 0);
+    CHECK_OK(loom_barrier());
+    loom_stats_t e = stats();
+    if (shared && round > 1) CHECK(e.read_faults + e.write_faults == b.read_faults + b.write_faults);
+  }
+  loom_stats_t r1 = stats();
+  if (shared) {
+    CHECK(r1.twins == r0.twins && r1.diffs == r0.diffs);
+    CHECK(r1.invalidations == r0.invalidations);
+  } else if (n > 1) {
+    CHECK(r1.twins > r0.twins); /* the word written into another rank's page */
+  }
+
+  /* 3. A plain store seen by a plain load, with no Loom call between. */
+  if (shared && n > 1) {
+    volatile uint64_t* flag = &a[1 * WORDS + 300]; /* page 1: homed on rank 1, mapped by all (part 1) */
+    if (r == 0) __atomic_store_n((uint64_t*)flag, 4242, __ATOMIC_RELEASE);
+    if (r == 1) {
+      const double t0 = now_s();
+      while (__atomic_load_n((uint64_t*)flag, __ATOMIC_ACQUIRE) != 4242 && now_s() - t0 < 20) sched_yield();
+      CHECK(*flag == 4242);
+    }
+  }
+  CHECK_OK(loom_barrier());
+
+  /* 4. Freed, then allocated again whole on the last rank. */
+  CHECK_OK(loom_free_collective(a));
+  uint64_t* b = NULL;
+  CHECK_OK(loom_alloc_collective_at((size_t)P * 4096, n - 1, (void**)&b));
+  CHECK(b == a); /* first fit: the same pages, homed elsewhere now */
+  bad = 0;
+  for (int p = 0; p < P; p++) bad += b[p * WORDS + 7] != 0 || b[p * WORDS + 100] != 0;
+  CHECK(bad == 0);
+  CHECK_OK(loom_barrier());
+  if (r == n - 1)
+    for (int p = 0; p < P; p++) b[p * WORDS + 9] = (uint64_t)p + 77;
+  CHECK_OK(loom_barrier());
+  bad = 0;
+  for (int p = 0; p < P; p++) bad += b[p * WORDS + 9] != (uint64_t)p + 77;
+  CHECK(bad == 0);
+  for (int p = 0; p < P; p++) {
+    int h = -2;
+    CHECK_OK(loom_home_of(&b[p * WORDS], &h));
+    bad += h != n - 1;
+  }
+  CHECK(bad == 0);
+
+  /* 5. Atomics on a word of a page this rank also reads plainly. */
+  uint64_t* c = NULL;
+  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&c));
+  CHECK_OK(loom_barrier());
+  volatile uint64_t seen = c[1]; /* mapped (or fetched) before the atomics */
+  (void)seen;
+  enum { K = 200 };
+  for (int k = 0; k < K; k++) CHECK_OK(loom_atomic_fetch_add(&c[0], 1, NULL));
+  CHECK_OK(loom_barrier());
+  loom_stats_t t0 = stats();
+  CHECK(c[0] == (uint64_t)n * K);
+  loom_stats_t t1 = stats();
+  if (shared) CHECK(t1.read_faults == t0.read_faults);
+  CHECK_OK(loom_barrier());
+  CHECK_OK(loom_free_collective(c));
+  CHECK_OK(loom_free_collective(b));
+  return mr_finish("mr_share");
+}
