@@ -309,6 +309,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     int all = 0;
     MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     rt.shared = all != 0;
+    if (rt.shared) rt.ivl.init(0, 0, false);  // no copies: interval records would serve no acquire
   }
   rt.tp.set_lock_kick_handler(sync_kicked);  // kicks come only after init's last barrier
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));

@@ -658,8 +658,11 @@ void release_pages(std::vector<uint32_t>& list) {
 }  // namespace
 
 void proto_release() {
-  if (rt.shared) __atomic_thread_fence(__ATOMIC_SEQ_CST);  // this rank's stores to shared pages, before the sync's
   intercept_check_pending();  // no nonblocking MPI operation still uses Loom pages
+  if (rt.shared) {  // nothing to send: this rank's stores are in the homes' memory, ordered before the sync's
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return;
+  }
   PageTable& pt = rt.pages;
   if (pt.dirty.empty() && !pt.release_work && rt.rings.update_runs.empty()) {
     rt.tp.flush();
@@ -676,6 +679,7 @@ void proto_release() {
 // announce and loom_update's runs are not per page here: with either
 // pending, the release is a full one (releasing more is always allowed).
 void proto_release_range(uint64_t first, uint64_t n) {
+  if (rt.shared) return proto_release();
   PageTable& pt = rt.pages;
   if (pt.release_work || !rt.rings.update_runs.empty()) return proto_release();
   intercept_check_pending();
@@ -705,8 +709,12 @@ void proto_acquire(bool prefetch, IvlAcquire kind, uint64_t info) {
   if (trace_runs())
     for (uint32_t p : rt.pages.dirty) trace_page_runs(p, rt.pages.twins + p * kPage, slot(p), rt.pages.home[p]);
   const uint64_t inv = rt.st.s.invalidations, upd = rt.st.s.updates;
-  if (rt.shared) __atomic_thread_fence(__ATOMIC_SEQ_CST);  // the sync's loads, before this rank's of shared pages
   intercept_check_pending();  // (loom_barrier_wait has no release of its own)
+  if (rt.shared) {  // no copies to drop: the sync's loads, ordered before this rank's of shared pages
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    notices_process();  // (blocks another rank freed: forget notices)
+    return;
+  }
   rt.tp.sync_local();
   check_invariants();
   ivl_begin_acquire(kind, info);
@@ -719,6 +727,7 @@ void proto_acquire(bool prefetch, IvlAcquire kind, uint64_t info) {
 }
 
 void proto_acquire_range(uint64_t first, uint64_t n) {
+  if (rt.shared) return proto_acquire(false, IvlAcquire::All, 0);
   intercept_check_pending();
   rt.tp.sync_local();
   ivl_partial_acquire();
