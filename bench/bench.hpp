@@ -33,8 +33,13 @@ void run_migrate(const Options& o, Report& r, int n, int sweeps);
 void run_calibrate(const Options& o, Report& r, const std::string& platform);
 
 // Loom lifecycle inside a benchmark program that owns MPI.
+// The DSM micro-benchmarks measure the protocol, which ranks of one host
+// skip when they share pages: loom_start turns LOOM_HOST_SHARE off unless
+// the variable is set; loom_start_default keeps every default (Jacobi, the
+// main job: what a program gets).
 void loom_start(uint32_t unit_pages = 0);
-void loom_start_with(const std::function<void(loom_config_t&)>& change);
+void loom_start_default();
+void loom_start_with(const std::function<void(loom_config_t&)>& change, bool protocol = true);
 void loom_stop(Report* r = nullptr);  // records the statistics when r is given
 
 inline void ok(loom_status_t s, const char* what) {

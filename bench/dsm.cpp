@@ -22,12 +22,14 @@ void loom_start(uint32_t unit_pages) {
   });
 }
 
-void loom_start_with(const std::function<void(loom_config_t&)>& change) {
+void loom_start_default() {
+  loom_start_with([](loom_config_t&) {}, false);
+}
+
+void loom_start_with(const std::function<void(loom_config_t&)>& change, bool protocol) {
   loom_config_t cfg;
   OK(loom_config_default(&cfg));
-  // These benchmarks measure the protocol (faults, fetches, diffs), which
-  // ranks of one host skip when they share pages: off unless asked for.
-  if (!std::getenv("LOOM_HOST_SHARE")) cfg.host_share = 0;
+  if (protocol && !std::getenv("LOOM_HOST_SHARE")) cfg.host_share = 0;  // (bench.hpp)
   change(cfg);
   OK(loom_init(nullptr, nullptr, &cfg));
 }
@@ -681,7 +683,7 @@ void run_jacobi(const Options& o, Report& rep, int n, int sweeps) {
   MPI_Bcast(&seq, sizeof seq, MPI_BYTE, 0, MPI_COMM_WORLD);
   double sum_mpi = 0;
   Summary mpi = measure(o, [&] { return mpi_jacobi(n, sweeps, &sum_mpi); });
-  loom_start();
+  loom_start_default();
   // One rank on Loom memory: rank 0 initializes (so homes) and sweeps every
   // row alone, with no barrier to take; the others sleep.
   double *a1 = nullptr, *b1 = nullptr;
