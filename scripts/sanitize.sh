@@ -11,13 +11,16 @@
 #            auto; mt_doom (a fault's get without the rank lock against a
 #            sibling's acquire) and mt_intercept (threads handing Loom
 #            memory to MPI and I/O at once) at 2x2 mapped; mr_share,
-#            mr_coherence, mr_locks and mr_stress with pages shared on one
-#            host (.share, 2 and 3 ranks); the fuzzers; the canaries.
+#            mr_hostlock, mr_coherence, mr_locks and mr_stress with pages
+#            shared on one host (.share, 2 and 3 ranks), and mr_locks and
+#            mr_trylock at 2x2 shared; the fuzzers; the canaries.
 #   thread:  build-tsan/ (TSan): the same five at 2 ranks on the async
 #            transport (the protocol thread against the program's);
 #            mt_threads at 1x3 mapped and 2x2 async (the rank lock), the
-#            worker programs at 2x2 async, mt_doom at 2x2 mapped; mr_share
-#            and mr_coherence with shared pages at 2 ranks; the canary.  The fuzzers are built but not run: they have one
+#            worker programs at 2x2 async, mt_doom at 2x2 mapped; mr_share,
+#            mr_hostlock and mr_coherence with shared pages at 2 ranks, and
+#            mr_locks and mr_trylock at 2x2 shared (threads taking host
+#            locks); the canary.  The fuzzers are built but not run: they have one
 #            thread, so TSan has nothing to check and only slows them ~7x.
 # Only the library and these tests are built.  Any sanitizer report fails
 # its test (nonzero exit), and the canaries check that it does.
@@ -35,7 +38,7 @@ gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 core="mr_coherence|mr_locks|mr_kept|mr_prefetch|mr_atomics|mr_atomics_typed|mr_protocols|mr_alloc|mr_alloc_small|mr_fences|mr_migrate|mr_adapt|mr_exact"
 mt="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_trylock|mr_fences"
-targets=(mr_share mr_stress mt_threads mt_doom mt_intercept mr_trylock mr_kept mr_prefetch mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt mr_exact spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
+targets=(mr_share mr_hostlock mr_stress mt_threads mt_doom mt_intercept mr_trylock mr_kept mr_prefetch mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt mr_exact spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
 
 for kind in "${kinds[@]}"; do
   case "$kind" in
@@ -46,8 +49,8 @@ for kind in "${kinds[@]}"; do
   # Ranks of one host sharing pages (LOOM_HOST_SHARE), in a second run:
   # CMake's regular expressions take at most 9 groups.
   case "$kind" in
-    address) shared="^mr\.(mr_share|mr_coherence|mr_locks|mr_stress)\.np[23]\.share\$" ;;
-    thread) shared="^mr\.(mr_share|mr_coherence)\.np2\.share\$" ;;
+    address) shared="^(mr\.(mr_share|mr_hostlock|mr_coherence|mr_locks|mr_stress)\.np[23]|mt\.(mr_locks|mr_trylock)\.np2t2)\.share\$" ;;
+    thread) shared="^(mr\.(mr_share|mr_hostlock|mr_coherence)\.np2|mt\.(mr_locks|mr_trylock)\.np2t2)\.share\$" ;;
   esac
   start=$SECONDS
   if [ ! -f "$dir/CMakeCache.txt" ]; then

@@ -310,6 +310,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     rt.shared = all != 0;
     if (rt.shared) rt.ivl.init(0, 0, false);  // no copies: interval records would serve no acquire
+    sync_host_locks_start();
   }
   rt.tp.set_lock_kick_handler(sync_kicked);  // kicks come only after init's last barrier
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
@@ -345,6 +346,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
 
 void lift_state() {
   rt.shared = false;
+  rt.sync.host_locks = false;
   vm_remove_handler();
   vm_release();
   if (rt.pages.twins) munmap(rt.pages.twins, rt.size);
@@ -500,6 +502,40 @@ bool take_kept_lock(uint32_t id, double t0) {
 void give_for_thread(uint32_t id) {
   __atomic_store_n(&rt.sync.held[id], 0, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&rt.sync.local_waiters[id], __ATOMIC_SEQ_CST)) futex_wake_int(&rt.sync.held[id]);
+}
+
+// Every rank on one host, pages shared (sync_host_locks): a Loom lock is a
+// host lock (sync.cpp), which this rank's threads take as any other rank's
+// do.  No rank lock and no protocol: the lock word's atomics order the
+// holders' loads and stores, as a mutex's do for threads.  What an acquire
+// still owes is a block another rank freed (its forget notices), taken
+// under the rank lock when there is one.
+void host_acquired(uint32_t id, double waited) {
+  __atomic_store_n(&rt.sync.held[id], thread_tid(), __ATOMIC_RELAXED);
+  intercept_check_pending();
+  if (notices_pending()) {
+    RankHold hold;
+    notices_process();
+  }
+  stats_side_lock(false, waited);
+}
+
+// (The statistics time a host lock's waits only: an uncontended take or
+// give is an atomic or two, and reading the clock around it cost more.)
+loom_status_t host_lock(uint32_t id) {
+  const bool turn = spawn_before_lock();
+  const double waited = sync_host_lock(id);
+  if (turn) spawn_turn_done();
+  host_acquired(id, waited);
+  return LOOM_OK;
+}
+
+loom_status_t host_unlock(uint32_t id) {
+  intercept_check_pending();  // (the release: no nonblocking MPI call still on Loom memory)
+  __atomic_store_n(&rt.sync.held[id], 0, __ATOMIC_RELAXED);
+  sync_host_unlock(id);
+  stats_side_lock(true, 0);
+  return LOOM_OK;
 }
 
 Status check_lock(uint32_t id, const char* fn) {
@@ -838,6 +874,7 @@ loom_status_t loom_lock(uint32_t id) {
   if (!s.is_ok()) return s.code();
   if (lock_holder(id) == thread_tid())
     return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this thread holds the lock already", id));
+  if (sync_host_locks()) return host_lock(id);
   double t0 = stat_now();
   SyncState& sy = rt.sync;
   __atomic_fetch_add(&sy.wanting[id], 1, __ATOMIC_SEQ_CST);
@@ -870,6 +907,11 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
   if (s.is_ok()) s = check_lock(id, "loom_trylock");
   if (!s.is_ok()) return s.code();
   if (!acquired) return ret(fail(LOOM_ERR_INVALID, "loom_trylock(%u): acquired is NULL", id));
+  if (sync_host_locks()) {
+    *acquired = lock_holder(id) != thread_tid() && sync_host_trylock(id);
+    if (*acquired) host_acquired(id, 0);
+    return LOOM_OK;
+  }
   // Held by a thread of this rank (this one too: no recursion): not taken.
   int free_here = 0;
   if (!__atomic_compare_exchange_n(&rt.sync.held[id], &free_here, thread_tid(), false, __ATOMIC_ACQUIRE,
@@ -914,6 +956,7 @@ loom_status_t loom_unlock(uint32_t id) {
                       "thread that locked it unlocks it", id, holder));
     return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
   }
+  if (sync_host_locks()) return host_unlock(id);
   double t0 = stat_now();
   SyncState& sy = rt.sync;
   if (!sy.in_queue[id]) {  // one rank: the lock was kept among its threads (loom_lock)

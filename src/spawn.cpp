@@ -61,7 +61,7 @@ struct Range {
 struct SpawnState {
   bool serial = false;        // started by loom_start_serial
   bool running = false;       // rank 0: between loom_spawn and loom_join
-  bool ordered_lock = false;  // this rank's next lock waits for its turn
+  bool ordered_lock = false;  // this rank's next lock waits for its turn (taken atomically: any thread's)
   pid_t pid = 0;
   MPI_Comm comm = MPI_COMM_NULL;
   std::vector<Range> ranges;  // the program's private writable ranges
@@ -251,8 +251,8 @@ void spawn_before_finalize() {
 }
 
 bool spawn_before_lock() {
-  if (!g.ordered_lock) return false;
-  g.ordered_lock = false;
+  if (!__atomic_load_n(&g.ordered_lock, __ATOMIC_RELAXED) || !__atomic_exchange_n(&g.ordered_lock, false, __ATOMIC_ACQ_REL))
+    return false;
   const uint64_t pos = rt.rank == 0 ? (uint64_t)rt.nranks - 1 : (uint64_t)rt.rank - 1;
   const int before = rt.rank == 1 ? -1 : (rt.rank + rt.nranks - 1) % rt.nranks;  // whose lock lets this one go
   wait_site("the ordered first locks of a spawn (LOOM_SPAWN_ROOT_LAST)", -1, before);

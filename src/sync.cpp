@@ -39,9 +39,13 @@
 // acquire after) are in api.cpp.
 #include "sync.hpp"
 
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 
 #include "runtime.hpp"
 
@@ -335,6 +339,93 @@ void sync_unlock_raw(uint32_t id, uint64_t info) {
     spin_until([&] { return (next = tp.load(rt.rank, Seg::Meta, next_off(id))) != 0; });
   }
   tp.store((int)next - 1, Seg::Meta, locked_off(id), info << 1);
+}
+
+// ---- Host locks (every rank on one host, pages shared) --------------------
+//
+// With pages shared from their homes (LOOM_HOST_SHARE) a lock carries
+// nothing from holder to holder (no interval records) and every rank maps
+// every other's Meta, so a Loom lock is what a process-shared mutex is: a
+// futex word in its home's Meta, the low half of the lock's tail word (which
+// the MCS queue does not use then), 0 free, 1 held, 2 held with sleepers.
+// Every thread of every rank takes it alike: no rank lock, no queue, one
+// atomic to take it and one to give it.  A waiter spins LOOM_SPIN polls,
+// then sleeps in the kernel (FUTEX_WAIT on the shared mapping: the kernel
+// keys the word by the memfd's page, the same for every rank), waking every
+// 20 ms for the watchdog.  The high half names the holder (rank + 1), for
+// the watchdog's report.  Unfair, as a mutex is; the queue's FIFO order
+// bought nothing where a hand-over costs a cache line.
+
+namespace {
+
+uint32_t* host_word(uint32_t id) {
+  uint32_t** at = &rt.sync.host_words[id];
+  uint32_t* w = __atomic_load_n(at, __ATOMIC_RELAXED);
+  if (w) return w;
+  uint8_t* m = rt.tp.mapped_meta(tail_rank(id));
+  LOOM_ASSERT(m);
+  w = reinterpret_cast<uint32_t*>(m + tail_off(id));
+  __atomic_store_n(at, w, __ATOMIC_RELAXED);
+  return w;
+}
+
+void host_taken(uint32_t* w) { __atomic_store_n(w + 1, (uint32_t)rt.rank + 1, __ATOMIC_RELAXED); }
+
+}  // namespace
+
+bool sync_host_locks() { return rt.sync.host_locks; }
+
+void sync_host_locks_start() {
+  bool all = rt.shared;
+  for (int r = 0; all && r < rt.nranks; r++) all = rt.tp.mapped_meta(r) != nullptr;
+  rt.sync.host_locks = all;
+}
+
+double sync_host_lock(uint32_t id) {
+  uint32_t* w = host_word(id);
+  uint32_t c = 0;
+  if (__atomic_compare_exchange_n(w, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    host_taken(w);
+    return 0;
+  }
+  const double t0 = stat_now(), started = now();
+  for (int spins = 0; spins < rt.cfg.spin; spins++) {
+    cpu_relax();
+    c = 0;
+    if (__atomic_load_n(w, __ATOMIC_RELAXED) == 0 &&
+        __atomic_compare_exchange_n(w, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+      host_taken(w);
+      return stat_now() - t0;
+    }
+  }
+  wait_site("loom_lock", id, (int)__atomic_load_n(w + 1, __ATOMIC_RELAXED) - 1);
+  // Marked 2 from here: the holder's unlock wakes a sleeper.  A take by
+  // the exchange leaves 2 as well (another may sleep still): the next
+  // unlock's wake is then spent on nobody, as a mutex's is.
+  while (__atomic_exchange_n(w, 2u, __ATOMIC_ACQUIRE) != 0) {
+    const timespec ts{0, 20 * 1000 * 1000};
+    syscall(SYS_futex, w, FUTEX_WAIT, 2, &ts, nullptr, 0);
+    RankHold hold;  // (the watchdog's state is the rank's)
+    watchdog_poll(started);
+  }
+  host_taken(w);
+  const double waited = stat_now() - t0;
+  RankHold hold;
+  rt.st.s.t_poll += waited;
+  return waited;
+}
+
+bool sync_host_trylock(uint32_t id) {
+  uint32_t* w = host_word(id);
+  uint32_t c = 0;
+  if (!__atomic_compare_exchange_n(w, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return false;
+  host_taken(w);
+  return true;
+}
+
+void sync_host_unlock(uint32_t id) {
+  uint32_t* w = host_word(id);
+  if (__atomic_exchange_n(w, 0u, __ATOMIC_RELEASE) == 2) syscall(SYS_futex, w, FUTEX_WAKE, 1, nullptr, nullptr, 0);
 }
 
 void sync_group_arrive(const int* ranks, int n) {

@@ -42,6 +42,10 @@ struct SyncState {
   std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
   bool barrier_pending = false;
   uint64_t clock_seq = 0;            // clock.cpp: ping-pong sequence numbers used so far
+  // Host locks (sync_host_locks): in force, and each lock's word as mapped
+  // here (found at its first use, atomically: any thread may).
+  bool host_locks = false;
+  std::vector<uint32_t*> host_words;
 
   void init(int nranks, uint32_t locks) {
     held.assign(locks, 0);
@@ -59,6 +63,8 @@ struct SyncState {
     pair_count.assign(nranks, 0);
     pending_group.clear();
     barrier_pending = false;
+    host_locks = false;
+    host_words.assign(locks, nullptr);
   }
 };
 
@@ -95,6 +101,17 @@ void sync_give_up_kept();
 // The kick handler (the serving thread): a rank queued behind this one in
 // lock id, or its trylock found this rank the tail.
 void sync_kicked(uint64_t id);
+// Host locks (sync.cpp): with every rank on one host sharing pages
+// (rt.shared), a Loom lock is a futex word in its home's Meta, taken by
+// every thread of every rank alike, with no memory actions and no rank
+// lock.  sync_host_locks: they are in force (sync_host_locks_start, at
+// init, the same on every rank).  sync_host_lock returns the seconds it
+// waited (0 when the lock was free: a take that did not wait is not timed).
+bool sync_host_locks();
+void sync_host_locks_start();
+double sync_host_lock(uint32_t id);
+bool sync_host_trylock(uint32_t id);
+void sync_host_unlock(uint32_t id);
 // Group barrier in two phases (split-phase / fuzzy, and over any subset):
 // arrive signals every other member, wait waits for every other member's
 // signal.  Works for any subsets because each pair of ranks counts the group

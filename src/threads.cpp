@@ -280,12 +280,12 @@ void stats_side_lock(bool unlock, double secs, bool kept) {
     t_self.side_unlocks++;
     t_self.side_t_unlock += secs;
     g_side_unlocks.fetch_add(1, std::memory_order_relaxed);
-    g_side_unlock_ns.fetch_add(ns, std::memory_order_relaxed);
+    if (ns) g_side_unlock_ns.fetch_add(ns, std::memory_order_relaxed);
   } else {
     t_self.side_locks++;
     t_self.side_t_lock += secs;
     g_side_locks.fetch_add(1, std::memory_order_relaxed);
-    g_side_lock_ns.fetch_add(ns, std::memory_order_relaxed);
+    if (ns) g_side_lock_ns.fetch_add(ns, std::memory_order_relaxed);
   }
 }
 

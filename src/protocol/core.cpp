@@ -750,6 +750,9 @@ void load_rank_sets(size_t n, void (*where)(size_t i, int plane, int* rank, uint
 }
 
 void proto_forget_writers() {
+  // Ranks that share pages keep no writer sets, and their home pages stay
+  // writable (every rank skips this: rt.shared is the same everywhere).
+  if (rt.shared) return;
   PageTable& pt = rt.pages;
   const uint64_t words = (rt.npages + 63) / 64;
   static std::vector<uint64_t>& wrote = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp

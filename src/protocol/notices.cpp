@@ -3,6 +3,7 @@
 #include "trace.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "heap.hpp"
 #include "protocol/erc.hpp"
@@ -123,6 +124,22 @@ void notices_queue_updates() {
   up.clear();
 }
 
+namespace {
+// The sum of the ring heads (each a count with the overflow generation
+// above it: they only grow) that the last notices_process read.
+std::atomic<uint64_t> g_heads_read{0};
+
+uint64_t heads_sum() {
+  uint64_t sum = 0;
+  for (int w = 0; w < rt.nranks; w++)
+    if (w != rt.rank)
+      sum += __atomic_load_n(reinterpret_cast<const uint64_t*>(rt.tp.self_meta() + ring_off(w)), __ATOMIC_ACQUIRE);
+  return sum;
+}
+}  // namespace
+
+bool notices_pending() { return heads_sum() != g_heads_read.load(std::memory_order_relaxed); }
+
 void notices_process() {
   Transport& tp = rt.tp;
   NoticeRings& R = rt.rings;
@@ -145,6 +162,12 @@ void notices_process() {
         *off = ring_off((int)i);
       },
       heads.data());
+  {
+    uint64_t sum = 0;
+    for (int w = 0; w < N; w++)
+      if (w != rt.rank) sum += heads[w];
+    g_heads_read.store(sum, std::memory_order_relaxed);
+  }
   notes.clear();
   bool overflow = false;
   for (int w = 0; w < N; w++) {

@@ -98,5 +98,8 @@ void notices_publish();
 void notices_queue_updates();
 // At an acquire: read this rank's rings and act on the notices.
 void notices_process();
+// A ring has entries (or an overflow) notices_process has not read yet:
+// a look at the heads in this rank's own Meta, without the rank lock.
+bool notices_pending();
 
 }  // namespace loom

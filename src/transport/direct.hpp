@@ -29,6 +29,8 @@ class DirectPath final : public Path {
   bool maps_data(int r) const { return maps_[r].seg[(int)Seg::Data] != nullptr; }
   // Rank r's Data segment as mapped here (MAP_SHARED of its memfd), or nullptr.
   uint8_t* data_of(int r) const { return maps_[r].seg[(int)Seg::Data]; }
+  // Rank r's Meta segment as mapped here, or nullptr (not mapped, or dropped).
+  uint8_t* meta_of(int r) const { return maps_[r].seg[(int)Seg::Meta]; }
   // Whether rank r runs on this host (known after map_peers).
   bool same_host(int r) const { return r < (int)same_host_.size() && same_host_[r]; }
 

@@ -208,6 +208,11 @@ uint8_t* Transport::mapped_data(int r) const {
   return is_direct(r) && direct_ ? direct_->data_of(r) : nullptr;
 }
 
+uint8_t* Transport::mapped_meta(int r) const {
+  if (r == rank_) return meta_map_;
+  return is_direct(r) && direct_ && meta_map_ ? direct_->meta_of(r) : nullptr;
+}
+
 bool Transport::concurrent_get(int r) const {
   return routes_[r].get[(int)Seg::Data] == direct_;
 }

@@ -167,6 +167,9 @@ class Transport {
   // Rank r's Data segment as this rank maps it (a MAP_SHARED mapping of r's
   // memfd; this rank's own: self_data), or nullptr when r is not mapped.
   uint8_t* mapped_data(int r) const;
+  // Rank r's Meta segment as this rank maps it, or nullptr (r not mapped,
+  // or Meta is an MPI window: some peer is on another host under rma).
+  uint8_t* mapped_meta(int r) const;
   // A Data get from r is worth running while other threads of this rank
   // get too: a memcpy from a mapped peer.  Not the async path's request and
   // reply (one reply tag per peer, matched in order), and not MPI_Get
