@@ -398,14 +398,17 @@ double sync_host_lock(uint32_t id) {
       return stat_now() - t0;
     }
   }
-  wait_site("loom_lock", id, (int)__atomic_load_n(w + 1, __ATOMIC_RELAXED) - 1);
+  {
+    RankHold hold;  // (the wait site and the watchdog's state are the rank's)
+    wait_site("loom_lock", id, (int)__atomic_load_n(w + 1, __ATOMIC_RELAXED) - 1);
+  }
   // Marked 2 from here: the holder's unlock wakes a sleeper.  A take by
   // the exchange leaves 2 as well (another may sleep still): the next
   // unlock's wake is then spent on nobody, as a mutex's is.
   while (__atomic_exchange_n(w, 2u, __ATOMIC_ACQUIRE) != 0) {
     const timespec ts{0, 20 * 1000 * 1000};
     syscall(SYS_futex, w, FUTEX_WAIT, 2, &ts, nullptr, 0);
-    RankHold hold;  // (the watchdog's state is the rank's)
+    RankHold hold;
     watchdog_poll(started);
   }
   host_taken(w);
