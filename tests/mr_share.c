@@ -13,7 +13,12 @@
  * 4. the block freed and allocated again whole on the last rank: that rank's
  *    view of pages it mapped from others turns back to its own memory (its
  *    writes must reach the others), and the new block reads as zero;
- * 5. atomics on a page also read plainly: no fault, the atomics' sum. */
+ * 5. atomics on a page also read plainly: no fault, the atomics' sum;
+ * 6. first touch in address order: rank 0 sweeps pages 0-39 of a block, the
+ *    last rank then 40-63.  Sharing, a run claims the rest of its unit
+ *    (LOOM_UNIT_PAGES, 8) at once, so rank 0 faults about once a unit and
+ *    fewer than 8 pages past 39 are rank 0's; copying, every page is its
+ *    first toucher's.  Every rank reads what the other wrote. */
 #include <string.h>
 #include <time.h>
 
@@ -137,5 +142,42 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_barrier());
   CHECK_OK(loom_free_collective(c));
   CHECK_OK(loom_free_collective(b));
+
+  /* 6. */
+  enum { T = 64, CUT = 40, UNIT = 8 };
+  uint64_t* d = NULL;
+  CHECK_OK(loom_alloc_collective((size_t)T * 4096, (void**)&d));
+  const int last = n - 1;
+  if (r == 0) {
+    loom_stats_t f0 = stats();
+    for (int p = 0; p < CUT; p++) d[p * WORDS + 3] = (uint64_t)p + 500;
+    loom_stats_t f1 = stats();
+    const uint64_t faults = f1.read_faults + f1.write_faults - f0.read_faults - f0.write_faults;
+    if (shared && faults > CUT / UNIT + 2) fprintf(stderr, "mr_share: %llu faults for %d pages\n", (unsigned long long)faults, CUT);
+    if (shared) CHECK(faults <= CUT / UNIT + 2);
+    else CHECK(faults >= CUT);
+  }
+  CHECK_OK(loom_barrier());
+  if (r == last && last != 0)
+    for (int p = CUT; p < T; p++) d[p * WORDS + 3] = (uint64_t)p + 500;
+  CHECK_OK(loom_barrier());
+  bad = 0;
+  for (int p = 0; p < (n > 1 ? T : CUT); p++) bad += d[p * WORDS + 3] != (uint64_t)p + 500;
+  CHECK(bad == 0);
+  int ahead = 0, wrong = 0;
+  for (int p = 0; p < T && n > 1; p++) {
+    int h = -2;
+    CHECK_OK(loom_home_of(&d[p * WORDS], &h));
+    if (p < CUT) wrong += h != 0;
+    else if (h == 0) {
+      ahead += 1;
+      wrong += p >= CUT + UNIT;
+    } else
+      wrong += h != last;
+  }
+  CHECK(wrong == 0);
+  if (n > 1) CHECK(shared ? ahead < UNIT : ahead == 0);
+  CHECK_OK(loom_barrier());
+  CHECK_OK(loom_free_collective(d));
   return mr_finish("mr_share");
 }

@@ -187,14 +187,16 @@ void prefetch_hot() {
 // Allocate the cache slots of pages [first, first+n) in one system call
 // instead of one kernel fault per page during the copy (a fresh slot is an
 // unpopulated page of the memfd).  Best effort: old kernels lack the advice.
-void populate(uint64_t first, uint64_t n) {
+// (Also the view's pages a shared rank's fault maps: share_fault.)
+void populate_range(uint8_t* at, uint64_t n) {
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
   static bool supported = true;
   if (n < 2 || !supported) return;
-  if (madvise(slot(first), n * kPage, MADV_POPULATE_WRITE) != 0 && errno == EINVAL) supported = false;
+  if (madvise(at, n * kPage, MADV_POPULATE_WRITE) != 0 && errno == EINVAL) supported = false;
 }
+void populate(uint64_t first, uint64_t n) { populate_range(slot(first), n); }
 
 // The page-table invariants of page_table.hpp and each protocol's, in the
 // debug-full build (O(pages)).
@@ -514,14 +516,48 @@ void share_map(uint64_t first, uint64_t n, int h) {
 // The fault of a rank that shares pages: p (and the absent pages of its
 // aligned window with the same home) become read-write mappings of their
 // home's memory.  No protocol runs.
+// First touch in a run: p was just claimed here, and so was p - 1.  A rank
+// that places its pages in address order (setup loops, a sort's output)
+// claims the unclaimed pages after p in its aligned window too, so that
+// it faults once a window rather than once a page.  Those pages' home is
+// then this rank even if another rank touches one first; with every rank
+// on one host that changes nowhere the bytes are (the host's memory) and
+// what a touch costs, only what loom_home_of says.  A rank that takes
+// pages in turn with others (page p by rank p mod N) claims page by page.
+// The pages' slots are cleared before they are offered (one hole punched
+// in this rank's memfd instead of a zeroing write a page).
+constexpr uint64_t kShareSpan = 64; // units a shared rank's fault may map at once (share_fault)
+
+void share_claim_run(uint64_t p) {
+  PageTable& pt = rt.pages;
+  if (p == 0 || pt.home[p - 1] != rt.rank) return;
+  const uint64_t unit = rt.cfg.unit_pages, hi = std::min(p - p % unit + unit, rt.npages);
+  uint64_t end = p + 1;
+  while (end < hi && pt.state[end] == kNone && (pt.flags[end] & kAlloc) && pt.home[end] < 0 &&
+         dir_home(end) < 0)
+    end++;
+  if (end == p + 1) return;
+  if (fallocate(rt.tp.data_fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)((p + 1) * kPage),
+                (off_t)((end - p - 1) * kPage)) != 0)
+    return;  // (claimed page by page, each zeroed as it is claimed)
+  for (uint64_t q = p + 1; q < end; q++)
+    if (!proto_claim_zeroed(q)) break;
+}
+
 void share_fault(uint64_t p) {
   PageTable& pt = rt.pages;
+  const bool claimed = pt.home[p] < 0;
   const int h = proto_home(p, true);
+  if (claimed && h == rt.rank) share_claim_run(p);
+  // The window: the absent pages around p with the same home, within an
+  // aligned span of kShareSpan units (a mapping costs about the same for
+  // one page or many, and pages already placed only wait to be touched).
+  // (A page no rank has touched yet stays out: first touch places pages,
+  // as loom_home_of reports them.)
+  const uint64_t unit = rt.cfg.unit_pages, span = unit * kShareSpan;
   uint64_t first = p, end = p + 1;
   if (h >= 0) {
-    const uint64_t unit = rt.cfg.unit_pages, lo = p - p % unit, hi = std::min(lo + unit, rt.npages);
-    // (A page of the window no rank has touched yet stays out: first touch
-    // places pages one by one, as loom_home_of reports them.)
+    const uint64_t lo = p - p % span, hi = std::min(lo + span, rt.npages);
     auto joins = [&](uint64_t q) {
       return pt.state[q] == kNone && (pt.flags[q] & kAlloc) && is_foreign(q) == is_foreign(p) &&
              proto_home(q, false) == h;
@@ -532,6 +568,12 @@ void share_fault(uint64_t p) {
   const uint64_t n = end - first;
   if (h == rt.rank && !is_foreign(p)) vm_protect(first, n, kRW);
   else share_map(first, n, h);
+  // The pages of p's unit in this rank's page tables now, in one system
+  // call rather than a kernel fault each at their first access (not the
+  // whole window: its far pages may never be touched here, and a home that
+  // claimed them may not have touched them either).
+  const uint64_t ulo = std::max(first, p - p % unit), uhi = std::min(end, p - p % unit + unit);
+  populate_range(rt.base + ulo * kPage, uhi - ulo);
   std::memset(&pt.state[first], kRW, n);
   if (h != rt.rank) rt.st.s.pages_mapped += n;
 }

@@ -37,4 +37,11 @@ int proto_home(uint64_t p, bool claim) {
   return (int)(v - 1);
 }
 
+bool proto_claim_zeroed(uint64_t p) {
+  uint64_t v = rt.tp.cas(dir_rank(p), Seg::Meta, dir_off(p), 0, (uint64_t)rt.rank + 1) & ~kHomeMarks;
+  if (v == 0) v = (uint64_t)rt.rank + 1;
+  rt.pages.home[p] = (int16_t)(v - 1);
+  return v - 1 == (uint64_t)rt.rank;
+}
+
 }  // namespace loom

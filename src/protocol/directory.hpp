@@ -27,5 +27,9 @@ int dir_home(uint64_t page);
 // The home of page (cached, else from the directory); with claim, an
 // unclaimed page becomes this rank's (first touch).  -1 if unclaimed.
 int proto_home(uint64_t page, bool claim);
+// Claim page, unclaimed as this rank last read its entry, for this rank
+// without zeroing its slot (the caller did): false if another rank claimed
+// it first (its home is cached then).
+bool proto_claim_zeroed(uint64_t page);
 
 }  // namespace loom
