@@ -7,8 +7,12 @@ fetched; flags any run whose answer was wrong.
 
   bench/compare_runs.py old=a1.json,a2.json new=b1.json,b2.json [adapt=c1.json,...]
 
-The first set is the reference: the last columns give each other set's time
-over it.  Nothing is measured here; every number comes from the files.
+The first set is the reference: the next columns give each other set's time
+over it.  The last columns give, per set, the median of each run's own
+Loom / threads ratio with its range: when the machine's speed drifts
+between runs (a shared VM), a run's ratio, measured back to back, drifts
+less than either time.  Nothing is measured here; every number comes from
+the files.
 """
 import json
 import statistics
@@ -38,6 +42,7 @@ def main(argv):
     programs = list(sets[0][1][0].keys())
     head = ["program", "threads s"] + [f"{l} s" for l, _ in sets] + [f"{l}/thr" for l, _ in sets]
     head += [f"{l}/{sets[0][0]}" for l, _ in sets[1:]]
+    head += [f"{l} run ratios" for l, _ in sets]
     fetched = any(r[p]["fetched"] is not None for _, runs in sets for r in runs for p in r)
     if fetched:
         head.append("pages fetched " + "/".join(l for l, _ in sets))
@@ -48,6 +53,9 @@ def main(argv):
         ok = all(r[p]["ok"] for _, runs in sets for r in runs if p in r)
         cells = [p, f"{thr:.4f}"] + [f"{m:.4f}" for m in med] + [f"{m / thr:.2f}" for m in med]
         cells += [f"{m / med[0]:.2f}" for m in med[1:]]
+        for _, runs in sets:
+            rr = [r[p]["loom"] / r[p]["threads"] for r in runs if p in r and r[p]["threads"] > 0]
+            cells.append(f"{statistics.median(rr):.2f} ({min(rr):.2f}-{max(rr):.2f})" if rr else "-")
         if fetched:
             cells.append("/".join(str(int(statistics.median([r[p]["fetched"] or 0 for r in runs if p in r])))
                                   for _, runs in sets))

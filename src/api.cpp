@@ -504,7 +504,7 @@ void give_for_thread(uint32_t id) {
   if (__atomic_load_n(&rt.sync.local_waiters[id], __ATOMIC_SEQ_CST)) futex_wake_int(&rt.sync.held[id]);
 }
 
-// Every rank on one host, pages shared (sync_host_locks): a Loom lock is a
+// Every rank on one host, pages shared (SyncState::host_locks): a Loom lock is a
 // host lock (sync.cpp), which this rank's threads take as any other rank's
 // do.  No rank lock and no protocol: the lock word's atomics order the
 // holders' loads and stores, as a mutex's do for threads.  What an acquire
@@ -874,7 +874,7 @@ loom_status_t loom_lock(uint32_t id) {
   if (!s.is_ok()) return s.code();
   if (lock_holder(id) == thread_tid())
     return ret(fail(LOOM_ERR_BUSY, "loom_lock(%u): this thread holds the lock already", id));
-  if (sync_host_locks()) return host_lock(id);
+  if (rt.sync.host_locks) return host_lock(id);
   double t0 = stat_now();
   SyncState& sy = rt.sync;
   __atomic_fetch_add(&sy.wanting[id], 1, __ATOMIC_SEQ_CST);
@@ -907,7 +907,7 @@ loom_status_t loom_trylock(uint32_t id, int* acquired) {
   if (s.is_ok()) s = check_lock(id, "loom_trylock");
   if (!s.is_ok()) return s.code();
   if (!acquired) return ret(fail(LOOM_ERR_INVALID, "loom_trylock(%u): acquired is NULL", id));
-  if (sync_host_locks()) {
+  if (rt.sync.host_locks) {
     *acquired = lock_holder(id) != thread_tid() && sync_host_trylock(id);
     if (*acquired) host_acquired(id, 0);
     return LOOM_OK;
@@ -956,7 +956,7 @@ loom_status_t loom_unlock(uint32_t id) {
                       "thread that locked it unlocks it", id, holder));
     return ret(fail(LOOM_ERR_BUSY, "loom_unlock(%u): this rank does not hold the lock", id));
   }
-  if (sync_host_locks()) return host_unlock(id);
+  if (rt.sync.host_locks) return host_unlock(id);
   double t0 = stat_now();
   SyncState& sy = rt.sync;
   if (!sy.in_queue[id]) {  // one rank: the lock was kept among its threads (loom_lock)

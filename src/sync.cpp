@@ -373,8 +373,6 @@ void host_taken(uint32_t* w) { __atomic_store_n(w + 1, (uint32_t)rt.rank + 1, __
 
 }  // namespace
 
-bool sync_host_locks() { return rt.sync.host_locks; }
-
 void sync_host_locks_start() {
   bool all = rt.shared;
   for (int r = 0; all && r < rt.nranks; r++) all = rt.tp.mapped_meta(r) != nullptr;

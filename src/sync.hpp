@@ -42,7 +42,7 @@ struct SyncState {
   std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
   bool barrier_pending = false;
   uint64_t clock_seq = 0;            // clock.cpp: ping-pong sequence numbers used so far
-  // Host locks (sync_host_locks): in force, and each lock's word as mapped
+  // Host locks (sync.cpp): in force, and each lock's word as mapped
   // here (found at its first use, atomically: any thread may).
   bool host_locks = false;
   std::vector<uint32_t*> host_words;
@@ -104,10 +104,9 @@ void sync_kicked(uint64_t id);
 // Host locks (sync.cpp): with every rank on one host sharing pages
 // (rt.shared), a Loom lock is a futex word in its home's Meta, taken by
 // every thread of every rank alike, with no memory actions and no rank
-// lock.  sync_host_locks: they are in force (sync_host_locks_start, at
-// init, the same on every rank).  sync_host_lock returns the seconds it
+// lock.  SyncState::host_locks: they are in force (sync_host_locks_start,
+// at init, the same on every rank).  sync_host_lock returns the seconds it
 // waited (0 when the lock was free: a take that did not wait is not timed).
-bool sync_host_locks();
 void sync_host_locks_start();
 double sync_host_lock(uint32_t id);
 bool sync_host_trylock(uint32_t id);

@@ -3,6 +3,7 @@
 #include "threads.hpp"
 
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,6 +12,8 @@
 #include <climits>
 #include <cstddef>
 #include <cstdio>
+#include <mutex>
+#include <vector>
 
 #include "runtime.hpp"
 
@@ -29,10 +32,8 @@ struct ThreadState {
   loom_stats_t at_take{};  // the rank's counters when this thread took the lock
   loom_stats_t mine{};     // this thread's share
   // Loom lock operations this thread made without the rank lock
-  // (stats_side_lock), since the reset generation side_gen.
-  uint64_t side_gen = 0;
-  uint64_t side_locks = 0, side_unlocks = 0, side_kept = 0;
-  double side_t_lock = 0, side_t_unlock = 0;
+  // (stats_side_lock): its block, made at its first.
+  struct SideStats* side = nullptr;
 };
 __attribute__((tls_model("initial-exec"))) thread_local ThreadState t_self;
 
@@ -49,9 +50,23 @@ std::atomic<uint64_t> g_stats_gen{1};
 int g_first_tid = 0;
 int g_threads_seen = 0;  // under the rank lock
 std::atomic<bool> g_multi{false};
-// The rank's total of stats_side_lock since the last reset (times in ns),
-// kept apart from rt.st so that no thread's share of rt.st includes them.
+// stats_side_lock's counts, kept apart from rt.st so that no thread's share
+// of rt.st includes them: a block per thread, written by that thread alone
+// (plain stores to atomics: no locked instruction on a Loom lock's path),
+// summed by rank_stats.  A block counts from the reset generation `gen`
+// (its thread zeroes it at its first operation after a reset; until then
+// the sum leaves it out).  A thread's exit folds its block into the
+// retired totals, and the block serves the next new thread (blocks are
+// never freed: as many as threads ever ran at once).
+struct SideStats {
+  std::atomic<uint64_t> gen{0};
+  std::atomic<uint64_t> locks{0}, unlocks{0}, kept{0}, lock_ns{0}, unlock_ns{0};
+};
+std::mutex g_side_mu;
+std::vector<SideStats*>& g_side_blocks = *new std::vector<SideStats*>();  // never destroyed: see runtime.hpp
+std::vector<SideStats*>& g_side_free = *new std::vector<SideStats*>();    // never destroyed: see runtime.hpp
 std::atomic<uint64_t> g_side_locks{0}, g_side_unlocks{0}, g_side_lock_ns{0}, g_side_unlock_ns{0}, g_side_kept{0};
+pthread_key_t g_side_key;
 loom_stats_t g_first_share{};
 uint64_t g_first_gen = 0;
 // Fetches made without the rank lock (threads.hpp): how many are out (from
@@ -260,42 +275,80 @@ void fetch_wait(uint32_t seq) {
 }
 
 namespace {
-void fresh_side_if_reset() {
-  const uint64_t g = g_stats_gen.load(std::memory_order_acquire);
-  if (t_self.side_gen == g) return;
-  t_self.side_gen = g;
-  t_self.side_locks = t_self.side_unlocks = t_self.side_kept = 0;
-  t_self.side_t_lock = t_self.side_t_unlock = 0;
+
+void bump(std::atomic<uint64_t>& c, uint64_t by) { c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed); }
+
+// A thread's exit: its counts (if of this generation) to the retired totals.
+void side_retire(void* v) {
+  SideStats* b = static_cast<SideStats*>(v);
+  std::lock_guard<std::mutex> g(g_side_mu);
+  if (b->gen.load(std::memory_order_acquire) == g_stats_gen.load(std::memory_order_acquire)) {
+    g_side_locks.fetch_add(b->locks.load(std::memory_order_relaxed));
+    g_side_unlocks.fetch_add(b->unlocks.load(std::memory_order_relaxed));
+    g_side_kept.fetch_add(b->kept.load(std::memory_order_relaxed));
+    g_side_lock_ns.fetch_add(b->lock_ns.load(std::memory_order_relaxed));
+    g_side_unlock_ns.fetch_add(b->unlock_ns.load(std::memory_order_relaxed));
+  }
+  b->gen.store(0, std::memory_order_release);  // counted nowhere now
+  g_side_free.push_back(b);
 }
+
+// This thread's block, zeroed if a reset came since it last counted.
+SideStats& side_block() {
+  SideStats* b = t_self.side;
+  if (!b) {
+    static std::once_flag once;
+    std::call_once(once, [] { pthread_key_create(&g_side_key, side_retire); });
+    std::lock_guard<std::mutex> g(g_side_mu);
+    if (!g_side_free.empty()) {
+      b = g_side_free.back();
+      g_side_free.pop_back();
+    } else {
+      b = new SideStats();  // never freed: reused after its thread exits
+      g_side_blocks.push_back(b);
+    }
+    t_self.side = b;
+    pthread_setspecific(g_side_key, b);
+  }
+  const uint64_t g = g_stats_gen.load(std::memory_order_acquire);
+  if (b->gen.load(std::memory_order_relaxed) != g) {
+    for (auto* c : {&b->locks, &b->unlocks, &b->kept, &b->lock_ns, &b->unlock_ns}) c->store(0, std::memory_order_relaxed);
+    b->gen.store(g, std::memory_order_release);
+  }
+  return *b;
+}
+
 }  // namespace
 
 void stats_side_lock(bool unlock, double secs, bool kept) {
-  fresh_side_if_reset();
-  if (kept) {
-    t_self.side_kept++;
-    g_side_kept.fetch_add(1, std::memory_order_relaxed);
-  }
+  SideStats& b = side_block();
+  if (kept) bump(b.kept, 1);
   const uint64_t ns = secs > 0 ? (uint64_t)(secs * 1e9) : 0;
-  if (unlock) {
-    t_self.side_unlocks++;
-    t_self.side_t_unlock += secs;
-    g_side_unlocks.fetch_add(1, std::memory_order_relaxed);
-    if (ns) g_side_unlock_ns.fetch_add(ns, std::memory_order_relaxed);
-  } else {
-    t_self.side_locks++;
-    t_self.side_t_lock += secs;
-    g_side_locks.fetch_add(1, std::memory_order_relaxed);
-    if (ns) g_side_lock_ns.fetch_add(ns, std::memory_order_relaxed);
-  }
+  bump(unlock ? b.unlocks : b.locks, 1);
+  if (ns) bump(unlock ? b.unlock_ns : b.lock_ns, ns);
 }
 
 void rank_stats(loom_stats_t* out) {
   *out = rt.st.s;
-  out->locks += g_side_locks.load(std::memory_order_relaxed);
-  out->locks_kept += g_side_kept.load(std::memory_order_relaxed);
-  out->unlocks += g_side_unlocks.load(std::memory_order_relaxed);
-  out->t_lock += (double)g_side_lock_ns.load(std::memory_order_relaxed) * 1e-9;
-  out->t_unlock += (double)g_side_unlock_ns.load(std::memory_order_relaxed) * 1e-9;
+  uint64_t locks = g_side_locks.load(), unlocks = g_side_unlocks.load(), kept = g_side_kept.load();
+  uint64_t lock_ns = g_side_lock_ns.load(), unlock_ns = g_side_unlock_ns.load();
+  {
+    std::lock_guard<std::mutex> g(g_side_mu);
+    const uint64_t gen = g_stats_gen.load(std::memory_order_acquire);
+    for (const SideStats* b : g_side_blocks) {
+      if (b->gen.load(std::memory_order_acquire) != gen) continue;
+      locks += b->locks.load(std::memory_order_relaxed);
+      unlocks += b->unlocks.load(std::memory_order_relaxed);
+      kept += b->kept.load(std::memory_order_relaxed);
+      lock_ns += b->lock_ns.load(std::memory_order_relaxed);
+      unlock_ns += b->unlock_ns.load(std::memory_order_relaxed);
+    }
+  }
+  out->locks += locks;
+  out->locks_kept += kept;
+  out->unlocks += unlocks;
+  out->t_lock += (double)lock_ns * 1e-9;
+  out->t_unlock += (double)unlock_ns * 1e-9;
 }
 
 void thread_stats(loom_stats_t* out) {
@@ -307,15 +360,17 @@ void thread_stats(loom_stats_t* out) {
     on_take();
     *out = t_self.mine;
   }
-  fresh_side_if_reset();
-  out->locks += t_self.side_locks;
-  out->locks_kept += t_self.side_kept;
-  out->unlocks += t_self.side_unlocks;
-  out->t_lock += t_self.side_t_lock;
-  out->t_unlock += t_self.side_t_unlock;
+  if (!t_self.side) return;
+  const SideStats& b = side_block();
+  out->locks += b.locks.load(std::memory_order_relaxed);
+  out->locks_kept += b.kept.load(std::memory_order_relaxed);
+  out->unlocks += b.unlocks.load(std::memory_order_relaxed);
+  out->t_lock += (double)b.lock_ns.load(std::memory_order_relaxed) * 1e-9;
+  out->t_unlock += (double)b.unlock_ns.load(std::memory_order_relaxed) * 1e-9;
 }
 
 void thread_stats_reset() {
+  std::lock_guard<std::mutex> g(g_side_mu);  // (a thread's exit folds its block under it)
   g_stats_gen.fetch_add(1, std::memory_order_acq_rel);
   g_side_locks.store(0);
   g_side_kept.store(0);

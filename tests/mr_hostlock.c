@@ -14,7 +14,9 @@
  * 4. a block freed and allocated again by rank 0, told to the others under
  *    the lock only (no barrier between): their next touch of it faults (the
  *    acquire read the forget notice, so no mapping or copy of the old block
- *    is used), and what they write there rank 0 reads. */
+ *    is used), and what they write there rank 0 reads;
+ * 5. the lock operations of threads that have exited still count in the
+ *    rank's statistics, and a reset forgets them. */
 #include <string.h>
 #include <time.h>
 
@@ -24,6 +26,18 @@ static loom_stats_t stats(void) {
   loom_stats_t s;
   CHECK_OK(loom_stats_get(&s));
   return s;
+}
+
+static volatile uint64_t* g_shared;
+
+static void* taker(void* arg) {
+  (void)arg;
+  for (int i = 0; i < 50; i++) {
+    CHECK_OK(loom_lock(5));
+    g_shared[4]++;
+    CHECK_OK(loom_unlock(5));
+  }
+  return NULL;
 }
 
 static void pause_us(long us) {
@@ -140,6 +154,22 @@ int main(int argc, char** argv) {
     for (int k = 1; k < n && k < 4; k++) CHECK(c[(size_t)k * 512 + 1] == 100 + (uint64_t)k);
     CHECK_OK(loom_free(c));
   }
+  CHECK_OK(loom_barrier());
+
+  /* 5. */
+  g_shared = g;
+  loom_stats_t t0 = stats();
+  pthread_t th[2];
+  for (int t = 0; t < 2; t++) CHECK(pthread_create(&th[t], NULL, taker, NULL) == 0);
+  for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+  loom_stats_t t1 = stats();
+  CHECK(t1.locks - t0.locks == 100);
+  CHECK(t1.unlocks - t0.unlocks == 100);
+  CHECK_OK(loom_barrier());
+  CHECK(g[4] == (uint64_t)n * 100);
+  CHECK_OK(loom_stats_reset());
+  loom_stats_t t2 = stats();
+  CHECK(t2.locks == 0 && t2.unlocks == 0);
   CHECK_OK(loom_barrier());
   return mr_finish("mr_hostlock");
 }
