@@ -25,9 +25,12 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <mpi.h>
+#include <linux/futex.h>
 #include <sys/personality.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -164,17 +167,64 @@ Status check_layout() {
               (void*)g.exe_base, libc.dli_fbase, pers != -1 && (pers & ADDR_NO_RANDOMIZE) ? "off" : "on");
 }
 
+// Marks (1 a page) the pages of [lo, hi) this process may have written
+// since the program was loaded: those /proc/self/pagemap shows present and
+// anonymous (a private page copied on write, or one of the zero-filled
+// ones touched), or swapped out.  A page none of them is holds what the
+// executable file or the zero fill put there, the same in every rank (one
+// executable at one address: check_layout).  Without pagemap, every page.
+void mark_written(uintptr_t lo, uintptr_t hi, uint8_t* marks) {
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), first = lo / page, n = (hi + page - 1) / page - first;
+  std::fill(marks, marks + n, 1);
+  static int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);  // kept: read at every spawn
+  if (fd < 0) return;
+  std::vector<uint64_t> e(n);
+  if (pread(fd, e.data(), n * 8, (off_t)(first * 8)) != (ssize_t)(n * 8)) return;
+  for (uintptr_t i = 0; i < n; i++) {
+    const bool present = e[i] >> 63 & 1, swapped = e[i] >> 62 & 1, file = e[i] >> 61 & 1;
+    marks[i] = swapped || (present && !file);
+  }
+}
+
 // Rank 0's private ranges to every rank, in place.  (Collective on g.comm.)
+// Only the pages some rank may have written travel (mark_written, joined
+// by an allreduce): a program's zero-filled arrays it never touched (a
+// SPLASH program's 9 MB of them) are already the same everywhere, and a
+// worker took a millisecond a megabyte to receive them.
 void broadcast_ranges() {
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  static std::vector<uint8_t>& marks = *new std::vector<uint8_t>();  // never destroyed: see runtime.hpp
+  marks.clear();
+  for (const Range& r : g.ranges) {
+    const size_t at = marks.size();
+    marks.resize(at + (r.hi + page - 1) / page - r.lo / page);
+    mark_written(r.lo, r.hi, marks.data() + at);
+  }
+  if (!marks.empty())
+    check(MPI_Allreduce(MPI_IN_PLACE, marks.data(), (int)marks.size(), MPI_UNSIGNED_CHAR, MPI_BOR, g.comm),
+          "MPI_Allreduce (loom_spawn's written pages)");
+  size_t k = 0;
   for (const Range& r : g.ranges) {
 #if defined(__SANITIZE_ADDRESS__)
     // In a program built with AddressSanitizer the ranges also hold the
     // poisoned red zones between its globals, which the copy writes too.
     ASAN_UNPOISON_MEMORY_REGION(reinterpret_cast<void*>(r.lo), r.hi - r.lo);
 #endif
-    for (uintptr_t at = r.lo; at < r.hi; at += kChunk)
-      check(MPI_Bcast(reinterpret_cast<void*>(at), (int)std::min<uintptr_t>(kChunk, r.hi - at), MPI_BYTE, 0, g.comm),
-            "MPI_Bcast (loom_spawn's globals)");
+    const uintptr_t p0 = r.lo / page, np = (r.hi + page - 1) / page - p0;
+    for (uintptr_t i = 0; i < np;) {
+      if (!marks[k + i]) {
+        i++;
+        continue;
+      }
+      uintptr_t j = i + 1;
+      while (j < np && marks[k + j]) j++;
+      const uintptr_t lo = std::max(r.lo, (p0 + i) * page), hi = std::min(r.hi, (p0 + j) * page);
+      for (uintptr_t at = lo; at < hi; at += kChunk)
+        check(MPI_Bcast(reinterpret_cast<void*>(at), (int)std::min<uintptr_t>(kChunk, hi - at), MPI_BYTE, 0, g.comm),
+              "MPI_Bcast (loom_spawn's globals)");
+      i = j;
+    }
+    k += np;
   }
 }
 
@@ -183,17 +233,32 @@ void finalize_at_exit() {
   if (g.serial && rt.active && rt.rank == 0 && getpid() == g.pid) loom_finalize();
 }
 
-// A waiting rank: asleep until rank 0's next command.
+// A worker's doorbell: the low half of a word in its Meta, which rank 0
+// rings (adds one and wakes it) after sending it a command, where rank 0
+// maps the worker's Meta (the same host); nullptr elsewhere.
+uint32_t* bell_of(int r) {
+  uint8_t* m = rt.tp.mapped_meta(r);
+  return m ? reinterpret_cast<uint32_t*>(m + rt.meta.barrier + kSpawnBellWord * 8) : nullptr;
+}
+
+// A waiting rank: asleep until rank 0's next command.  Its naps grow to
+// 2 ms while rank 0 runs main alone; where rank 0 rings the doorbell, a nap
+// is a wait on it that the ring ends at once (a spawn otherwise waited for
+// the nap to end: a millisecond on average, in a parallel phase that may
+// last tens).
 void receive_command(uint64_t* msg) {
   MPI_Request rq;
   check(MPI_Irecv(msg, 4, MPI_UINT64_T, 0, kTagCommand, g.comm, &rq), "MPI_Irecv (loom_spawn's command)");
+  uint32_t* bell = rt.tp.mapped_meta(0) ? bell_of(rt.rank) : nullptr;
   long nap = 20000;
   for (;;) {
+    const uint32_t rung = bell ? __atomic_load_n(bell, __ATOMIC_ACQUIRE) : 0;
     int flag = 0;
     check(MPI_Test(&rq, &flag, MPI_STATUS_IGNORE), "MPI_Test (loom_spawn's command)");
     if (flag) return;
     timespec ts{0, nap};
-    nanosleep(&ts, nullptr);
+    if (bell) syscall(SYS_futex, bell, FUTEX_WAIT, rung, &ts, nullptr, 0);
+    else nanosleep(&ts, nullptr);
     nap = std::min(2 * nap, 2000000L);
   }
 }
@@ -226,6 +291,10 @@ Status send_all(uint64_t cmd, uint64_t a, uint64_t b, uint64_t c) {
   {
     int e = MPI_Send(msg, 4, MPI_UINT64_T, r, kTagCommand, g.comm);
     if (e != MPI_SUCCESS) return fail_mpi(e, "MPI_Send (loom_spawn's command)");
+    if (uint32_t* bell = bell_of(r)) {
+      __atomic_fetch_add(bell, 1u, __ATOMIC_RELEASE);
+      syscall(SYS_futex, bell, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+    }
   }
   return Status::ok();
 }

@@ -5,7 +5,10 @@
  * the Loom memory main wrote; its own environment (copy-relocated
  * library objects are not overwritten); LOOM_SPAWN_ROOT_LAST's order of
  * first locks; the workers' writes are visible to main after the join;
- * collective calls before the spawn and a spawn from a worker are errors.
+ * collective calls before the spawn and a spawn from a worker are errors;
+ * a page of zero-filled globals main never touches but a worker writes is
+ * main's again (zero) at the next spawn (only pages some rank wrote travel,
+ * and a worker's writes count).
  * Rank 0 prints "spawn_start: N passed, F failed"; the job's exit status is
  * non-zero on a failure. */
 #include <loom/loom.h>
@@ -24,6 +27,7 @@ static uint64_t *g_shared;   /* Loom memory: per rank {id, ok, checks, spawn_err
 static uint32_t g_lock;
 static char g_name[32];
 static long g_private_result = -1; /* written by the worker numbered 0 */
+static char g_worker_pages[3 * 4096] __attribute__((aligned(4096))); /* .bss: main never touches it */
 
 
 static void worker(void *arg) {
@@ -32,6 +36,10 @@ static void worker(void *arg) {
   int ok = arg == (void *)&g_round && *(int *)arg == g_round;
   for (int i = 0; i < kTable; i++) ok &= g_table[i] == (double)i * g_round;
   ok &= strcmp(g_name, "spawned") == 0;
+  if (me != 0) {
+    for (int i = 0; i < (int)sizeof g_worker_pages; i++) ok &= g_worker_pages[i] == 0;
+    g_worker_pages[4096 + me % 4096] = 1; /* undone by the next spawn */
+  }
   ok &= g_shared[0] == (uint64_t)g_round * 11;  /* main's write to Loom memory */
   /* Hydra gives each rank its own PMI_RANK: this rank's environment. */
   const char *pr = getenv("PMI_RANK");
