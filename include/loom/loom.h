@@ -427,7 +427,10 @@ LOOM_API loom_status_t loom_prepare(void *ptr, size_t len, int access);
 
 /* Is ptr inside Loom memory? */
 LOOM_API int loom_is_shared(const void *ptr);
-/* The home rank of the page holding ptr (-1 if not yet homed). */
+/* The home rank of the page holding ptr (-1 if not yet homed).  With first
+ * touch, the rank that touched the page first; where every rank of the job
+ * shares pages on one host (LOOM_HOST_SHARE), a rank touching pages in
+ * address order claims the rest of its unit (LOOM_UNIT_PAGES) at once. */
 LOOM_API loom_status_t loom_home_of(const void *ptr, int *rank);
 
 /* Statistics of this rank, by category. */
@@ -438,7 +441,9 @@ typedef struct loom_stats {
   uint64_t invalidations;
   uint64_t barriers, locks, unlocks, atomics;
   uint64_t migrations;  /* homes this rank took over (LOOM_MIGRATE) */
-  double t_fault, t_barrier, t_lock, t_unlock, t_diff, t_poll; /* seconds */
+  /* seconds; where ranks share pages on one host, t_lock and t_unlock are
+   * the waits only (an uncontended lock or unlock is a few atomics) */
+  double t_fault, t_barrier, t_lock, t_unlock, t_diff, t_poll;
   uint64_t notices;     /* eager protocols and loom_update: invalidate/update notices sent */
   uint64_t updates;     /* pages brought up to date at an acquire (update protocol, loom_update) */
   double t_update;      /* seconds of acquires spent bringing pages up to date */
