@@ -513,9 +513,6 @@ void share_map(uint64_t first, uint64_t n, int h) {
   for (uint64_t q = first; q < first + n; q++) set_foreign(q, h != rt.rank);
 }
 
-// The fault of a rank that shares pages: p (and the absent pages of its
-// aligned window with the same home) become read-write mappings of their
-// home's memory.  No protocol runs.
 // First touch in a run: p was just claimed here, and so was p - 1.  A rank
 // that places its pages in address order (setup loops, a sort's output)
 // claims the unclaimed pages after p in its aligned window too, so that
@@ -526,7 +523,7 @@ void share_map(uint64_t first, uint64_t n, int h) {
 // pages in turn with others (page p by rank p mod N) claims page by page.
 // The pages' slots are cleared before they are offered (one hole punched
 // in this rank's memfd instead of a zeroing write a page).
-constexpr uint64_t kShareSpan = 64; // units a shared rank's fault may map at once (share_fault)
+constexpr uint64_t kShareSpan = 64;  // units a shared rank's fault may map at once (share_fault)
 
 void share_claim_run(uint64_t p) {
   PageTable& pt = rt.pages;
@@ -544,6 +541,9 @@ void share_claim_run(uint64_t p) {
     if (!proto_claim_zeroed(q)) break;
 }
 
+// The fault of a rank that shares pages: p (and the absent pages of its
+// aligned span with the same home) become read-write mappings of their
+// home's memory.  No protocol runs.
 void share_fault(uint64_t p) {
   PageTable& pt = rt.pages;
   const bool claimed = pt.home[p] < 0;

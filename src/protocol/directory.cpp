@@ -29,8 +29,8 @@ int proto_home(uint64_t p, bool claim) {
     // The slot holds nothing valid (the page is not cached here), so it can
     // be zeroed before it is offered as the home copy.
     if (rt.pages.state[p] == kNone) std::memset(slot(p), 0, kPage);
-    v = rt.tp.cas(dir_rank(p), Seg::Meta, dir_off(p), 0, (uint64_t)rt.rank + 1);
-    if (v == 0) v = (uint64_t)rt.rank + 1;
+    proto_claim_zeroed(p);
+    return rt.pages.home[p];
   }
   if (v == 0) return -1;
   rt.pages.home[p] = (int16_t)(v - 1);
