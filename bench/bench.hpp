@@ -21,6 +21,7 @@ void run_clock(const Options& o, Report& r);
 void run_collectives(const Options& o, Report& r);
 // dsm.cpp: Loom level
 void run_pagefetch(const Options& o, Report& r);
+void run_halo(const Options& o, Report& r);
 void run_fault(const Options& o, Report& r);
 void run_diff(const Options& o, Report& r);
 void run_lock(const Options& o, Report& r);

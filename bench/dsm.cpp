@@ -283,6 +283,57 @@ void run_pagefetch(const Options& o, Report& rep) {
   loom_stop(nullptr);
 }
 
+// A halo exchange as a DSM program writes it: every rank rewrites its 4
+// pages (one row of a 2048-wide grid of doubles), a barrier, then reads
+// the 4 pages of the next rank; per round, the slowest rank's barrier and
+// reads.  Against what the MPI program pays for the same step: one
+// MPI_Sendrecv of 16 KiB with each ring neighbour.  Across hosts the
+// reads' pages are hot from the third round on (default settings), so
+// this is the barrier's prefetch at its smallest.
+void run_halo(const Options& o, Report& rep) {
+  const int N = nranks(), me = rank(), pages = 4, iters = o.iters > 0 ? o.iters : 100;
+  const size_t bytes = (size_t)pages * 4096;
+  std::vector<char> out(bytes, 1), in(bytes);
+  Summary mpi = measure(o, [&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++)
+      MPI_Sendrecv(out.data(), (int)bytes, MPI_BYTE, (me + 1) % N, 5, in.data(), (int)bytes, MPI_BYTE,
+                   (me + N - 1) % N, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return (MPI_Wtime() - t0) / iters * 1e6;
+  });
+  rep.add(Result{"raw_mpi_sendrecv_16k", {{"ranks", (double)N}}, "us", mpi, {}, {}, {}});
+  loom_start();
+  char* a = nullptr;
+  OK(loom_alloc_collective((size_t)N * bytes, (void**)&a));
+  char* mine = a + (size_t)me * bytes;
+  const char* next = a + (size_t)((me + 1) % N) * bytes;
+  std::memset(mine, 0, bytes);  // first touch: this rank is the home of its pages
+  OK(loom_barrier());
+  int round = 0;
+  long wrong = 0;
+  Summary s = measure(o, [&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+      round++;
+      for (int p = 0; p < pages; p++) mine[(size_t)p * 4096 + 64] = (char)(round + me);
+      OK(loom_barrier());
+      const char want = (char)(round + (me + 1) % N);
+      for (int p = 0; p < pages; p++) wrong += ((volatile const char*)next)[(size_t)p * 4096 + 64] != want;
+    }
+    return (MPI_Wtime() - t0) / iters * 1e6;
+  });
+  OK(loom_free_collective(a));
+  long all_wrong = 0;
+  MPI_Allreduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  Result r{"halo_round", {{"pages", (double)pages}, {"ranks", (double)N}}, "us", s, {}, {}, {}};
+  r.extra["ratio_to_mpi_sendrecv"] = s.median / mpi.median;
+  r.extra["values_wrong"] = (double)all_wrong;
+  rep.add(r);
+  loom_stop(&rep);
+}
+
 void run_fault(const Options& o, Report& rep) {
   rep.add(Result{"raw_fault_trap_plus_mprotect", {}, "us", raw_trap(o), {}, {}, {}});
   // mprotect of one page, and of ranges (what an invalidation costs).

@@ -26,6 +26,7 @@ const Command kCommands[] = {
     {"clock", "time", 2, "the global clock: offset error against a ping-pong reference"},
     {"collectives", "time", 2, "MPI collectives timed on the global clock (us)"},
     {"pagefetch", "dsm", 2, "one page fetched from its home: the fault path against a raw MPI_Get (us)"},
+    {"halo", "dsm", 2, "4 pages a neighbour rewrites read after every barrier, against MPI_Sendrecv (us)"},
     {"fault", "dsm", 2, "read and write faults, local and remote home (us)"},
     {"diff", "dsm", 1, "twin, diff and apply of a page with scattered writes (us)"},
     {"lock", "dsm", 2, "loom_lock/unlock hand-over between ranks, contended and not (us)"},
@@ -138,6 +139,7 @@ int main(int argc, char** argv) {
     else if (cmd == "clock") run_clock(o, rep);
     else if (cmd == "collectives") run_collectives(o, rep);
     else if (cmd == "pagefetch") run_pagefetch(o, rep);
+    else if (cmd == "halo") run_halo(o, rep);
     else if (cmd == "fault") run_fault(o, rep);
     else if (cmd == "diff") run_diff(o, rep);
     else if (cmd == "lock") run_lock(o, rep);

@@ -265,15 +265,15 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
   }
   if (rt.nranks > kMaxRanks)
     return fail_all(LOOM_ERR_CONFIG, "%d ranks: this build of Loom supports at most %d", rt.nranks, kMaxRanks);
-  uint64_t shape[9] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
-                       (uint64_t)rt.cfg.transport, (uint64_t)rt.cfg.protocol, (uint64_t)rt.cfg.migrate,
-                       (uint64_t)rt.cfg.exact, (uint64_t)rt.cfg.host_share};
+  uint64_t shape[10] = {rt.cfg.mem_size, rt.cfg.unit_pages, rt.cfg.locks, (uint64_t)rt.cfg.local_map,
+                        (uint64_t)rt.cfg.transport, (uint64_t)rt.cfg.protocol, (uint64_t)rt.cfg.migrate,
+                        (uint64_t)rt.cfg.exact, (uint64_t)rt.cfg.host_share, (uint64_t)rt.cfg.prefetch};
   uint64_t tracing = (rt.cfg.trace_dir[0] != 0) | (uint64_t)(rt.cfg.trace_runs != 0) << 1 |
                      (uint64_t)(rt.cfg.trace_homes != 0) << 2;
   LOOM_TRY(agree(&tracing, 1, "loom_init (LOOM_TRACE, LOOM_TRACE_RUNS or LOOM_TRACE_HOMES set on some ranks only)"));
-  LOOM_TRY(agree(shape, 9,
+  LOOM_TRY(agree(shape, 10,
                  "loom_init (LOOM_MEM_SIZE, LOOM_UNIT_PAGES, LOOM_LOCKS, LOOM_LOCAL_MAP, LOOM_TRANSPORT, LOOM_PROTOCOL, "
-                 "LOOM_MIGRATE, LOOM_EXACT, LOOM_HOST_SHARE)"));
+                 "LOOM_MIGRATE, LOOM_EXACT, LOOM_HOST_SHARE, LOOM_PREFETCH)"));
 
   // A restart: the checkpoint names the address and the size.
   rt.ckpt = CheckpointState{};
@@ -351,6 +351,7 @@ void lift_state() {
   vm_release();
   if (rt.pages.twins) munmap(rt.pages.twins, rt.size);
   rt.pages.twins = nullptr;
+  proto_push_stop();
   rt.tp.finalize();
   rt.pages.clear();
   rt.ivl.init(0, 0, false);
@@ -371,8 +372,21 @@ Status barrier() {
   // its acquire (migrate.hpp).
   // (Ranks that share pages from their homes have nothing to move: any
   // rank's access is a load or store in the home's memory.)
+  // Across hosts the prefetch is a push instead (core.cpp, "the barrier's
+  // page push"): the asks go out before the agreement, which counts them,
+  // and the homes answer right after it; no second barrier.
   const bool wants_window = !rt.shared && ((rt.cfg.migrate && migrate_prepare()) | adapt_wants_window());
-  const unsigned any = sync_barrier_or((proto_wants_prefetch() ? 1u : 0u) | (wants_window ? 2u : 0u));
+  unsigned any;
+  if (proto_push_used()) {
+    static std::vector<int>& asks = *new std::vector<int>();  // never destroyed: see runtime.hpp
+    asks.resize((size_t)rt.nranks);
+    proto_push_ask(asks.data());
+    int asked = 0;
+    any = sync_barrier_or_asks(wants_window ? 2u : 0u, asks.data(), &asked);
+    proto_push_serve(asked);
+  } else {
+    any = sync_barrier_or((proto_wants_prefetch() ? 1u : 0u) | (wants_window ? 2u : 0u));
+  }
   const bool prefetch = any & 1;
   if (any & 2) {
     if (rt.cfg.migrate) migrate_window();

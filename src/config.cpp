@@ -217,10 +217,16 @@ void w_migrate(const loom_config_t* c, char* b, size_t l) {
 }
 
 Status p_prefetch(loom_config_t* c, const char* n, const char* v) {
-  if (!parse_bool(v, &c->prefetch)) return bad(n, v, "0 or 1");
+  if (!strcasecmp(v, "gets")) {
+    c->prefetch = 2;
+    return Status::ok();
+  }
+  if (!parse_bool(v, &c->prefetch)) return bad(n, v, "0, 1 or gets");
   return Status::ok();
 }
-void w_prefetch(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->prefetch); }
+void w_prefetch(const loom_config_t* c, char* b, size_t l) {
+  std::snprintf(b, l, "%s", c->prefetch == 2 ? "gets" : c->prefetch ? "1" : "0");
+}
 
 Status p_adapt(loom_config_t* c, const char* n, const char* v) {
   if (!parse_bool(v, &c->adapt)) return bad(n, v, "0 or 1");
@@ -285,9 +291,11 @@ const Setting kSettings[] = {
      "the page from its home's memory, so ranks share pages as threads do (no copies, twins, diffs or invalidations; "
      "a fault per page at its first access); 0: copies and the coherence protocol, as across hosts. Off with "
      "LOOM_TRACE (a trace records the protocol's work)", p_share, w_share},
-    {"LOOM_PREFETCH", "1", "at barriers, fetch the pages homed on other hosts that this rank read again after the "
-     "last acquire dropped them (hot pages), while every rank waits, instead of faulting them in later", p_prefetch,
-     w_prefetch},
+    {"LOOM_PREFETCH", "1", "1: at barriers, fetch the pages homed on other hosts that this rank read again after the "
+     "last acquire dropped them (hot pages), instead of faulting them in later: asked for before the barrier's "
+     "agreement and sent by their homes right after it (jobs of up to 256 ranks; beyond, as with gets); gets: each "
+     "rank gets its pages after the agreement while every rank waits in a second barrier (the earlier design, kept "
+     "for comparison); 0: off", p_prefetch, w_prefetch},
     {"LOOM_TRANSPORT", "auto", "how peers that are not mapped directly are reached: rma (MPI one-sided), async "
      "(two-sided requests served by a protocol thread on the target), auto (async with page reads by MPI_Get "
      "when MPI has MPI_THREAD_MULTIPLE, else rma)", p_transport, w_transport},

@@ -257,6 +257,29 @@ unsigned sync_barrier_or(unsigned mine) {
   return (unsigned)out;
 }
 
+unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked) {
+  Transport& tp = rt.tp;
+  LOOM_ASSERT(!tp.all_direct() && mine < 256);
+  sync_give_up_kept();
+  tp.settle_lock_releases();
+  // Word b < 8 counts the ranks that passed bit b; then the ask counts.
+  static std::vector<int>& in = *new std::vector<int>();   // never destroyed: see runtime.hpp
+  static std::vector<int>& out = *new std::vector<int>();  // (the same)
+  const int n = 8 + rt.nranks;
+  in.resize((size_t)n);
+  out.assign((size_t)n, 0);
+  for (int b = 0; b < 8; b++) in[(size_t)b] = (int)((mine >> b) & 1);
+  std::copy(asks, asks + rt.nranks, in.begin() + 8);
+  MPI_Request rq;
+  tp.iallreduce_sum(in.data(), out.data(), n, &rq);
+  wait_site("a barrier (MPI_Iallreduce)");
+  spin_until([&] { return tp.test(&rq); });
+  *asked = out[(size_t)(8 + rt.rank)];
+  unsigned any = 0;
+  for (int b = 0; b < 8; b++) any |= out[(size_t)b] ? 1u << b : 0u;
+  return any;
+}
+
 // The tail word is (hand-over value << 16) | (last queued rank + 1): the
 // low 16 bits 0 mean free, and then the rest is what the last holder left.  A
 // waiter's `locked` word is 1 until its predecessor stores the hand-over

@@ -73,6 +73,11 @@ void sync_barrier_raw();           // dissemination barrier, no memory actions
 // one MPI_Iallreduce when a peer is reached through MPI, else the
 // dissemination barrier carrying the bits (no extra round).
 unsigned sync_barrier_or(unsigned mine);
+// sync_barrier_or across hosts (some peer reached through MPI) that also
+// sums, for every rank r, asks[r] over the ranks: the messages r is sent
+// before the barrier (the barrier's page push, protocol/core.cpp); this
+// rank's sum into *asked.  One MPI_Iallreduce of nranks + 8 ints.
+unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked);
 // MCS queue lock, no memory actions.  Locks carry a hand-over value
 // (< 2^kIvlInfoBits, intervals.hpp) from each holder to the next: lock returns what
 // the last holder passed to unlock (0 if none).

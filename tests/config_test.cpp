@@ -111,6 +111,7 @@ const Case kCases[] = {
     {"LOOM_EXACT", "0", [](const loom_config_t& c) { return c.exact == 0; }, {"2", "exact", ""}},
     {"LOOM_HOST_SHARE", "0", [](const loom_config_t& c) { return c.host_share == 0; }, {"2", "shared", ""}},
     {"LOOM_PREFETCH", "0", [](const loom_config_t& c) { return c.prefetch == 0; }, {"2", "often", ""}},
+    {"LOOM_PREFETCH", "gets", [](const loom_config_t& c) { return c.prefetch == 2; }, {"get", "push", "3"}},
     {"LOOM_PROTOCOL", "erc-update", [](const loom_config_t& c) { return c.protocol == LOOM_PROTOCOL_ERC_UPDATE; },
      {"update", "", "2", "erc"}},
     {"LOOM_TRANSPORT", "async", [](const loom_config_t& c) { return c.transport == LOOM_TRANSPORT_ASYNC; },

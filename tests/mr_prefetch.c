@@ -10,6 +10,12 @@
  *      every page of every read (the window's pages too, not only the one
  *      that faulted); so does a reader at gaps that alternate (MG's).
  *      Where every peer is mapped nothing is prefetched.
+ *   3. After a lock has been used (copies are then tracked for locks), a
+ *      block rank 0 rewrites in place every round and the others read every
+ *      round comes with the barrier; rank 0 then writes it once more under
+ *      a lock, and a reader that takes the lock after it must see the new
+ *      values with no barrier between: the barrier's prefetch told the home
+ *      it holds the copy (intervals.cpp, ivl_before_fetch).
  * Rank 0 writes the block in every round; every other rank reads it in
  * some rounds, after a barrier (two barriers a round: every third round
  * is a gap of 6 acquires). */
@@ -97,5 +103,51 @@ int main(int argc, char** argv) {
   }
   mr_wbar();
   mr_wfree(a);
+
+  /* 3. Locks seen, then a block read every round, then a write under a lock. */
+  enum { B = 8, LOCKED_ROUNDS = 12, LOCK = 3 };
+  uint64_t* b = (uint64_t*)mr_walloc((size_t)(B + 1) * 4096, 0);
+  volatile uint64_t* flag = b + (size_t)B * W; /* its own page, homed at rank 0 too */
+  CHECK_OK(loom_lock(LOCK));
+  CHECK_OK(loom_unlock(LOCK));
+  mr_wbar();
+  const loom_stats_t s4 = stats_now();
+  for (int t = 0; t < LOCKED_ROUNDS; t++) {
+    if (r == 0)
+      for (size_t p = 0; p < B; p++) b[p * W + 1] = (uint64_t)t * 10 + p;
+    mr_wbar();
+    if (r > 0)
+      for (size_t p = 0; p < B; p++)
+        if (b[p * W + 1] != (uint64_t)t * 10 + p) bad++;
+    mr_wbar();
+  }
+  CHECK(bad == 0);
+  if (r > 0 && expect) {
+    const loom_stats_t s5 = stats_now();
+    CHECK(s5.prefetch_used - s4.prefetch_used >= (uint64_t)B); /* the last rounds' copies came with barriers */
+  }
+  if (r == 0) {
+    CHECK_OK(loom_lock(LOCK));
+    for (size_t p = 0; p < B; p++) b[p * W + 1] = 777000 + p;
+    *flag = 1;
+    CHECK_OK(loom_unlock(LOCK));
+  } else {
+    for (int seen = 0; !seen;) {
+      CHECK_OK(loom_lock(LOCK));
+      seen = *flag == 1;
+      if (seen)
+        for (size_t p = 0; p < B; p++)
+          if (b[p * W + 1] != 777000 + p) {
+            if (bad < 3)
+              fprintf(stderr, "rank %d: page %zu reads %llu after the lock, want %llu\n", r, p,
+                      (unsigned long long)b[p * W + 1], (unsigned long long)(777000 + p));
+            bad++;
+          }
+      CHECK_OK(loom_unlock(LOCK));
+    }
+  }
+  CHECK(bad == 0);
+  mr_wbar();
+  mr_wfree(b);
   return mr_finish("mr_prefetch");
 }

@@ -154,7 +154,8 @@ typedef struct loom_config {
   int print_config;                 /* rank 0 prints the effective configuration at init (LOOM_PRINT_CONFIG) */
   int migrate;                      /* at barriers, move a page's home to the one rank that writes it (once per page): -1 auto (on unless checkpointing), 0, 1 (LOOM_MIGRATE) */
   loom_protocol_t protocol;         /* coherence protocol of blocks allocated without one (LOOM_PROTOCOL) */
-  int prefetch;                     /* at barriers, fetch the pages on other hosts this rank keeps reading (LOOM_PREFETCH) */
+  int prefetch;                     /* at barriers, fetch the pages on other hosts this rank keeps reading
+                                       (LOOM_PREFETCH: 1; 2: "gets", the earlier design; 0: off) */
   int transport;                    /* LOOM_TRANSPORT_AUTO, _RMA (one-sided) or _ASYNC (a protocol thread serves two-sided requests) (LOOM_TRANSPORT) */
   int hang_timeout;                 /* seconds one wait in Loom may last before every waiting rank reports and the job is aborted; 0 never (LOOM_HANG_TIMEOUT) */
   char restart_dir[256];            /* restore the global memory from the newest checkpoint in this directory at init (LOOM_RESTART) */

@@ -198,6 +198,69 @@ void populate_range(uint8_t* at, uint64_t n) {
 }
 void populate(uint64_t first, uint64_t n) { populate_range(slot(first), n); }
 
+// The barrier's page push: the prefetch of a barrier across hosts as one
+// exchange of messages.  A rank asks each home of its due hot pages for
+// them before the barrier's agreement (one message a home: the runs of
+// pages) and posts the receive of the pages straight into their slots (an
+// indexed datatype over the runs); the agreement (one MPI_Iallreduce) also
+// sums how many asks each rank was sent.  Once it is complete every
+// release of the barrier is at its homes, and each home sends the pages
+// asked of it from its own memory, again one message an asker.  Nobody
+// waits for another rank's gets, and no second barrier holds the homes: the
+// barrier costs its agreement and one message's way, as a halo exchange
+// does.  Only pages with no copy or a read-only one are asked for: a slot
+// with no copy is not read, and a read-only copy either is the home's
+// (nobody wrote the page) or was written by another rank before the
+// barrier, which a reader on this rank that has not synchronized may see
+// either way.  The acquire then marks each page it finds without a valid
+// copy prefetched (prefetch_hot's state); a copy still valid stays as it is.
+struct PushRun {
+  int home;
+  uint32_t first, n;
+};
+constexpr size_t kPushAskRuns = 1024;  // runs in one ask (more: the rest fault)
+struct PushState {
+  std::vector<PushRun> runs;       // asked at this barrier, by home
+  std::vector<uint64_t> asks;      // the ask messages' words, by home: (first, n) pairs
+  std::vector<MPI_Request> rq;     // every message of the exchange but the posted ask receive
+  std::vector<uint64_t> off, len;  // an ask being served, or made: its runs in bytes
+  // The next ask to this rank is received here: posted at the first ask
+  // made anywhere and again after each (a posted receive answers sooner
+  // than a probe), cancelled by proto_push_stop.  One for even barriers and
+  // one for odd: a rank that has left a barrier may ask for the next one's
+  // pages while a home still serves this one's asks (no rank gets further
+  // ahead: the next barrier waits for the home).
+  uint64_t in[2][2 * kPushAskRuns];
+  MPI_Request in_rq[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  uint64_t seq = 0;      // barriers that asked (every rank counts the same)
+  bool pending = false;  // pages on their way for this barrier's acquire
+};
+PushState& push_state() {
+  static PushState& s = *new PushState();  // never destroyed: see runtime.hpp
+  return s;
+}
+constexpr int kTagPushAsk = 0x4c51, kTagPushPages = 0x4c53;  // (asks: 0x4c51 and 0x4c52 by parity)
+
+// The received pages the acquire left without a valid copy become
+// prefetched copies.
+void install_pushed() {
+  PageTable& pt = rt.pages;
+  PushState& s = push_state();
+  s.pending = false;
+  for (const PushRun& r : s.runs)
+    for (uint64_t q = r.first; q < r.first + r.n; q++) {
+      if (pt.state[q] != kNone || !(pt.flags[q] & kAlloc) || pt.mode[q] != LOOM_PROTOCOL_HLRC || pt.home[q] != r.home ||
+          (pt.hint[q] & (kFetching | kPrefetched)) || !hot_due((uint32_t)q, pt.acquires))
+        continue;
+      pt.hint[q] |= kPrefetched;
+      pt.dropped_at[q] = 0;
+      pt.prefetched.push_back((uint32_t)q);
+      rt.st.s.prefetched++;
+      rt.st.s.pages_fetched++;
+      rt.st.s.bytes_fetched += kPage;
+    }
+}
+
 // The page-table invariants of page_table.hpp and each protocol's, in the
 // debug-full build (O(pages)).
 void check_invariants() {
@@ -237,6 +300,7 @@ void acquire_copies(bool prefetch, uint64_t lo = 0, uint64_t hi = UINT64_MAX) {
   }
   if (pt.cached.empty()) {
     if (prefetch && pt.hot) prefetch_hot();
+    if (push_state().pending && whole) install_pushed();
     return;
   }
   const auto& families = protocol_families();
@@ -273,6 +337,7 @@ void acquire_copies(bool prefetch, uint64_t lo = 0, uint64_t hi = UINT64_MAX) {
   v.drop.resize(kept);
   drop_pages(v.drop);
   if (prefetch && pt.hot) prefetch_hot();
+  if (push_state().pending && whole) install_pushed();
   if (!v.refresh.empty()) {
     double t0 = stat_now();
     std::sort(v.refresh.begin(), v.refresh.end());
@@ -846,6 +911,118 @@ bool proto_wants_prefetch() {
   for (uint32_t p : pt.hot_pages)
     if (hot_due(p, pt.acquires + 1)) return true;
   return false;
+}
+
+bool proto_push_used() {
+  return !rt.shared && !rt.tp.all_direct() && rt.nranks <= kPushRanks && rt.cfg.prefetch != 2;
+}
+
+void proto_push_ask(int* asks) {
+  PageTable& pt = rt.pages;
+  PushState& s = push_state();
+  std::fill(asks, asks + rt.nranks, 0);
+  for (int k = 0; k < 2; k++)
+    if (s.in_rq[k] == MPI_REQUEST_NULL) rt.tp.irecv_words(kTagPushAsk + k, s.in[k], 2 * kPushAskRuns, &s.in_rq[k]);
+  const int par = (int)(++s.seq & 1);
+  s.runs.clear();
+  s.asks.clear();
+  s.rq.clear();
+  s.pending = false;
+  if (!rt.cfg.prefetch || pt.hot == 0) return;
+  static std::vector<uint32_t>& due = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
+  due.clear();
+  const uint32_t at = pt.acquires + 1;  // (the barrier's acquire)
+  for (uint32_t p : pt.hot_pages)
+    if (hot_due(p, at) && pt.mode[p] == LOOM_PROTOCOL_HLRC && pt.home[p] >= 0 && pt.home[p] != rt.rank &&
+        (pt.flags[p] & kAlloc) && (pt.state[p] == kNone || pt.state[p] == kRO) &&
+        !(pt.hint[p] & (kFetching | kPrefetched)) && !rt.tp.is_direct(pt.home[p]))
+      due.push_back(p);
+  if (due.empty()) return;
+  std::sort(due.begin(), due.end());
+  for (size_t i = 0; i < due.size();) {
+    size_t j = i + 1;
+    while (j < due.size() && due[j] == due[j - 1] + 1 && pt.home[due[j]] == pt.home[due[i]]) j++;
+    s.runs.push_back(PushRun{pt.home[due[i]], due[i], (uint32_t)(j - i)});
+    i = j;
+  }
+  std::stable_sort(s.runs.begin(), s.runs.end(), [](const PushRun& a, const PushRun& b) { return a.home < b.home; });
+  // The asks' words stay put (the sends read them) until the exchange is
+  // waited for.
+  s.asks.reserve(2 * s.runs.size());
+  for (const PushRun& r : s.runs) {
+    s.asks.push_back(r.first);
+    s.asks.push_back(r.n);
+    if (pt.state[r.first] == kNone) populate(r.first, r.n);  // (no kernel fault a page as the pages land)
+    // (Locks seen: this rank's copy-set bits at the home, complete before
+    // the home reads the pages: intervals.cpp.)
+    page_protocol(r.first).before_fetch(r.home, r.first, r.n);
+  }
+  for (size_t i = 0; i < s.runs.size();) {
+    size_t j = i;
+    s.off.clear();
+    s.len.clear();
+    for (; j < s.runs.size() && s.runs[j].home == s.runs[i].home && j - i < kPushAskRuns; j++) {
+      s.off.push_back((uint64_t)s.runs[j].first * kPage);
+      s.len.push_back((uint64_t)s.runs[j].n * kPage);
+    }
+    const int h = s.runs[i].home;
+    s.rq.emplace_back();
+    rt.tp.isend(h, kTagPushAsk + par, &s.asks[2 * i], (j - i) * 2 * sizeof(uint64_t), &s.rq.back());
+    s.rq.emplace_back();
+    rt.tp.irecv_data_runs(h, kTagPushPages, s.off.data(), s.len.data(), j - i, &s.rq.back());
+    asks[h] = 1;
+    // (A home's runs past the ask's limit are not asked for: they fault.)
+    size_t k = j;
+    while (k < s.runs.size() && s.runs[k].home == h) k++;
+    if (k > j) {
+      s.runs.erase(s.runs.begin() + (ptrdiff_t)j, s.runs.begin() + (ptrdiff_t)k);
+      s.asks.erase(s.asks.begin() + (ptrdiff_t)(2 * j), s.asks.begin() + (ptrdiff_t)(2 * k));
+    }
+    i = j;
+  }
+  s.pending = true;
+}
+
+void proto_push_serve(int asked) {
+  PushState& s = push_state();
+  if (asked > 0) {
+    rt.tp.sync_local();  // (rma: the diffs others put here are in the memory the sends read)
+    // Every ask was sent before its sender joined the agreement: they are
+    // all on their way, and each is answered as it comes.
+    wait_site("the barrier's page push (asks)");
+    const int par = (int)(s.seq & 1);
+    const uint64_t* in = s.in[par];
+    for (int served = 0; served < asked; served++) {
+      int from = -1;
+      size_t words = 0;
+      spin_until([&] { return rt.tp.test_words(&s.in_rq[par], &words, &from); });
+      const size_t n = words / 2;
+      s.off.resize(n);
+      s.len.resize(n);
+      for (size_t i = 0; i < n; i++) {
+        const uint64_t first = in[2 * i], pages = in[2 * i + 1];
+        if (pages == 0 || first + pages > rt.npages)
+          fatal("the barrier's page push: rank %d asked for %llu pages at page %llu of %llu", from,
+                (unsigned long long)pages, (unsigned long long)first, (unsigned long long)rt.npages);
+        s.off[i] = first * kPage;
+        s.len[i] = pages * kPage;
+      }
+      s.rq.emplace_back();
+      rt.tp.isend_data_runs(from, kTagPushPages, s.off.data(), s.len.data(), n, &s.rq.back());
+      rt.tp.irecv_words(kTagPushAsk + par, s.in[par], 2 * kPushAskRuns, &s.in_rq[par]);
+    }
+  }
+  if (!s.rq.empty()) {
+    wait_site("the barrier's page push (pages)");
+    spin_until([&] { return rt.tp.test_all(s.rq.data(), s.rq.size()); });
+    s.rq.clear();
+  }
+}
+
+void proto_push_stop() {
+  PushState& s = push_state();
+  for (MPI_Request& rq : s.in_rq) rt.tp.cancel(&rq);
+  s.pending = false;
 }
 
 void proto_before_atomic(uint64_t p) {

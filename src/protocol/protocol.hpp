@@ -66,6 +66,17 @@ void proto_forget_hints(uint64_t page);
 // Whether this rank has hot pages a barrier may prefetch (pages on other
 // hosts it read again after an acquire dropped them).
 bool proto_wants_prefetch();
+// The barrier's page push (core.cpp), the prefetch of barriers across hosts
+// with at most kPushRanks ranks (proto_push_used): before the barrier's
+// agreement, ask the homes of the hot pages due at its acquire for them
+// (asks[h] = 1 for each home asked, else 0) and post their receives; after
+// it, send the pages the `asked` requests to this rank name; then wait for
+// every message of the exchange.  The acquire installs the pages it drops.
+constexpr int kPushRanks = 256;
+bool proto_push_used();
+void proto_push_ask(int* asks);
+void proto_push_serve(int asked);
+void proto_push_stop();  // before the transport stops (the posted receive of asks)
 // Around a Loom atomic on page (performed at the home).
 void proto_before_atomic(uint64_t page);
 void proto_after_atomic(uint64_t page);  // a modifying atomic completed

@@ -158,6 +158,86 @@ void Transport::iallreduce_or(const int* in, int* out, MPI_Request* rq) {
   check(MPI_Iallreduce(in, out, 1, MPI_INT, MPI_BOR, comm_, rq), "MPI_Iallreduce");
 }
 
+void Transport::iallreduce_sum(const int* in, int* out, int n, MPI_Request* rq) {
+  check(MPI_Iallreduce(in, out, n, MPI_INT, MPI_SUM, comm_, rq), "MPI_Iallreduce");
+}
+
+void Transport::isend(int r, int tag, const void* buf, size_t len, MPI_Request* rq) {
+  check(MPI_Isend(buf, (int)len, MPI_BYTE, r, tag, comm_, rq), "MPI_Isend");
+}
+
+void Transport::irecv_words(int tag, uint64_t* buf, size_t words, MPI_Request* rq) {
+  check(MPI_Irecv(buf, (int)(words * 8), MPI_BYTE, MPI_ANY_SOURCE, tag, comm_, rq), "MPI_Irecv");
+}
+
+bool Transport::test_words(MPI_Request* rq, size_t* words, int* from) {
+  int done = 0, bytes = 0;
+  MPI_Status st;
+  check(MPI_Test(rq, &done, &st), "MPI_Test");
+  if (!done) return false;
+  check(MPI_Get_count(&st, MPI_BYTE, &bytes), "MPI_Get_count");
+  if (bytes < 0 || bytes % 8) fatal("a message of %d bytes from rank %d: not whole words", bytes, st.MPI_SOURCE);
+  *words = (size_t)bytes / 8;
+  *from = st.MPI_SOURCE;
+  return true;
+}
+
+void Transport::cancel(MPI_Request* rq) {
+  if (*rq == MPI_REQUEST_NULL) return;
+  check(MPI_Cancel(rq), "MPI_Cancel");
+  check(MPI_Wait(rq, MPI_STATUS_IGNORE), "MPI_Wait");
+}
+
+namespace {
+// n runs of bytes of a segment of `size` bytes as one datatype (MPI_BYTE
+// blocks at their offsets), committed; the caller frees it.
+MPI_Datatype runs_type(const uint64_t* off, const uint64_t* len, size_t n, uint64_t size, int peer) {
+  static std::vector<int>& lens = *new std::vector<int>();              // never destroyed: see runtime.hpp
+  static std::vector<MPI_Aint>& displs = *new std::vector<MPI_Aint>();  // (the same)
+  lens.resize(n);
+  displs.resize(n);
+  for (size_t i = 0; i < n; i++) {
+    if (off[i] + len[i] > size || len[i] > (uint64_t)INT32_MAX)
+      fatal("a run of %llu bytes at %llu of a data segment of %llu bytes, to or from rank %d",
+            (unsigned long long)len[i], (unsigned long long)off[i], (unsigned long long)size, peer);
+    lens[i] = (int)len[i];
+    displs[i] = (MPI_Aint)off[i];
+  }
+  MPI_Datatype t;
+  check(MPI_Type_create_hindexed((int)n, lens.data(), displs.data(), MPI_BYTE, &t), "MPI_Type_create_hindexed");
+  check(MPI_Type_commit(&t), "MPI_Type_commit");
+  return t;
+}
+}  // namespace
+
+void Transport::isend_data_runs(int r, int tag, const uint64_t* off, const uint64_t* len, size_t n,
+                                MPI_Request* rq) {
+  if (n == 1 && off[0] + len[0] <= opt_.data_size && len[0] <= (uint64_t)INT32_MAX) {  // (one run: plain bytes)
+    check(MPI_Isend(self_data_ + off[0], (int)len[0], MPI_BYTE, r, tag, comm_, rq), "MPI_Isend");
+    return;
+  }
+  MPI_Datatype t = runs_type(off, len, n, opt_.data_size, r);
+  check(MPI_Isend(self_data_, 1, t, r, tag, comm_, rq), "MPI_Isend");
+  check(MPI_Type_free(&t), "MPI_Type_free");  // (the operation keeps what it needs)
+}
+
+void Transport::irecv_data_runs(int r, int tag, const uint64_t* off, const uint64_t* len, size_t n,
+                                MPI_Request* rq) {
+  if (n == 1 && off[0] + len[0] <= opt_.data_size && len[0] <= (uint64_t)INT32_MAX) {
+    check(MPI_Irecv(self_data_ + off[0], (int)len[0], MPI_BYTE, r, tag, comm_, rq), "MPI_Irecv");
+    return;
+  }
+  MPI_Datatype t = runs_type(off, len, n, opt_.data_size, r);
+  check(MPI_Irecv(self_data_, 1, t, r, tag, comm_, rq), "MPI_Irecv");
+  check(MPI_Type_free(&t), "MPI_Type_free");
+}
+
+bool Transport::test_all(MPI_Request* rq, size_t n) {
+  int done = 0;
+  check(MPI_Testall((int)n, rq, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+  return done != 0;
+}
+
 bool Transport::test(MPI_Request* rq) {
   int done = 0;
   check(MPI_Test(rq, &done, MPI_STATUS_IGNORE), "MPI_Test");

@@ -281,6 +281,27 @@ class Transport {
   // The MPI library's non-blocking allreduce (MPI_BOR) of one int over every
   // rank; *out is valid once test() says the request is complete.
   void iallreduce_or(const int* in, int* out, MPI_Request* rq);
+  // The same with MPI_SUM over n ints (a barrier that also counts the
+  // messages each rank is sent: sync_barrier_or_asks).
+  void iallreduce_sum(const int* in, int* out, int n, MPI_Request* rq);
+
+  // Messages on Loom's communicator, for the barrier's page push
+  // (protocol/core.cpp): each tag is used by one exchange only, and every
+  // message sent is received by the same barrier.  Errors are fatal.
+  void isend(int r, int tag, const void* buf, size_t len, MPI_Request* rq);
+  // The receive of a message with `tag` from any rank, of at most `words`
+  // 8-byte words, into buf; test_words says whether it came, how many words
+  // and from whom.  cancel: a receive posted that nothing will match.
+  void irecv_words(int tag, uint64_t* buf, size_t words, MPI_Request* rq);
+  bool test_words(MPI_Request* rq, size_t* words, int* from);
+  void cancel(MPI_Request* rq);
+  // n runs of this rank's Data segment, run i len[i] bytes at off[i], as one
+  // message to r (an indexed datatype: MPI reads them in place).
+  void isend_data_runs(int r, int tag, const uint64_t* off, const uint64_t* len, size_t n, MPI_Request* rq);
+  // The receive of such a message from r into the same runs of this rank's
+  // Data segment.
+  void irecv_data_runs(int r, int tag, const uint64_t* off, const uint64_t* len, size_t n, MPI_Request* rq);
+  bool test_all(MPI_Request* rq, size_t n);  // true when all n are complete
 
   // Atomic loads of n Meta words; at(i) names word i.  Issued together and
   // completed by one flush on MPI.
