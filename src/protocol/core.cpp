@@ -80,10 +80,19 @@ namespace {
 
 // A hot page is due at the acquire numbered `at` when that acquire starts
 // the interval its gaps predict it is read in: the gap before the last one
-// (gap2) after its last read.
+// (gap2) after its last read, one more when it is late.  A prefetched copy
+// not read yet is judged as the acquire that retires it leaves it: late if
+// it was not, else cold.
 bool hot_due(uint32_t p, uint32_t at) {
   const PageTable& pt = rt.pages;
-  return (pt.hint[p] & kHot) && pt.fetched_at[p] && at + 1 - pt.fetched_at[p] == pt.gap2[p];
+  const uint8_t h = pt.hint[p];
+  if (!(h & kHot) || !pt.fetched_at[p]) return false;
+  uint32_t late = (h & kLate) ? 1 : 0;
+  if (h & kPrefetched) {
+    if (late) return false;
+    late = 1;
+  }
+  return at + 1 - pt.fetched_at[p] == pt.gap2[p] + late;
 }
 
 // This rank fetched the pages [first, end) from `home` in the interval of
@@ -125,19 +134,24 @@ void note_fetched(uint64_t first, uint64_t end, int home) {
     }
     pt.fetched_at[q] = now;
     pt.dropped_at[q] = 0;
+    pt.hint[q] &= (uint8_t)~kLate;  // (read: the gaps count from now)
   }
 }
 
 // Prefetched pages the program did not read since the last acquire are no
-// longer valid, and their gaps misled: they turn cold.  The list is
-// emptied (the pages the program read are on the cached list).
+// longer valid, and their gaps misled.  The first time, the page is late:
+// predicted one acquire later (a program that takes an extra barrier now
+// and then, SOR's every 20 phases, reads it in the next interval instead);
+// the second time in a row it turns cold.  The list is emptied (the pages
+// the program read are on the cached list).
 void retire_prefetched() {
   PageTable& pt = rt.pages;
   for (uint32_t p : pt.prefetched) {
     uint8_t& h = pt.hint[p];
     if (!(h & kPrefetched)) continue;
     h &= (uint8_t)~kPrefetched;
-    proto_forget_hints(p);
+    if ((h & kHot) && !(h & kLate)) h |= kLate;
+    else proto_forget_hints(p);
   }
   pt.prefetched.clear();
 }
@@ -209,11 +223,14 @@ void populate(uint64_t first, uint64_t n) { populate_range(slot(first), n); }
 // waits for another rank's gets, and no second barrier holds the homes: the
 // barrier costs its agreement and one message's way, as a halo exchange
 // does.  Only pages with no copy or a read-only one are asked for: a slot
-// with no copy is not read, and a read-only copy either is the home's
-// (nobody wrote the page) or was written by another rank before the
-// barrier, which a reader on this rank that has not synchronized may see
-// either way.  The acquire then marks each page it finds without a valid
-// copy prefetched (prefetch_hot's state); a copy still valid stays as it is.
+// with no copy is not read (a prefetched copy not read yet, due again
+// because it is late, stays protected until a fault opens it, and that
+// fault waits for the rank lock the barrier holds), and a read-only copy
+// either is the home's (nobody wrote the page) or was written by another
+// rank before the barrier, which a reader on this rank that has not
+// synchronized may see either way.  The acquire then marks each page it
+// finds without a valid copy prefetched (prefetch_hot's state); a copy
+// still valid stays as it is.
 struct PushRun {
   int home;
   uint32_t first, n;
@@ -464,7 +481,7 @@ bool make_readable(uint64_t p, bool may_unlock) {
     while (end < hi && ready(end)) end++;
     vm_protect(first, end - first, kRO);
     for (uint64_t q = first; q < end; q++) {
-      pt.hint[q] &= (uint8_t)~kPrefetched;
+      pt.hint[q] &= (uint8_t)~(kPrefetched | kLate);
       pt.fetched_at[q] = pt.acquires + 1;
       std::swap(pt.gap1[q], pt.gap2[q]);  // the gap the prediction used is now the last
       pt.state[q] = kRO;
@@ -934,8 +951,8 @@ void proto_push_ask(int* asks) {
   const uint32_t at = pt.acquires + 1;  // (the barrier's acquire)
   for (uint32_t p : pt.hot_pages)
     if (hot_due(p, at) && pt.mode[p] == LOOM_PROTOCOL_HLRC && pt.home[p] >= 0 && pt.home[p] != rt.rank &&
-        (pt.flags[p] & kAlloc) && (pt.state[p] == kNone || pt.state[p] == kRO) &&
-        !(pt.hint[p] & (kFetching | kPrefetched)) && !rt.tp.is_direct(pt.home[p]))
+        (pt.flags[p] & kAlloc) && (pt.state[p] == kNone || pt.state[p] == kRO) && !(pt.hint[p] & kFetching) &&
+        !rt.tp.is_direct(pt.home[p]))
       due.push_back(p);
   if (due.empty()) return;
   std::sort(due.begin(), due.end());

@@ -51,6 +51,8 @@ enum PageHint : uint8_t {
   kHotListed = 8,   // on hot_pages (kept when the other hints are forgotten, so that it is listed once)
   kFetching = 16,   // in a window a thread fetches without the rank lock (core.cpp, fetch_unlocked):
                     // a fault on it waits for that fetch; kept when the other hints are forgotten
+  kLate = 32,       // its last prefetch went unread: read one acquire later than its gaps say
+                    // (once; a second prefetch unread makes it cold: core.cpp, retire_prefetched)
 };
 
 // The longest gap (acquires between two fetches of a page after drops)
