@@ -235,7 +235,9 @@ struct PushRun {
   int home;
   uint32_t first, n;
 };
-constexpr size_t kPushAskRuns = 1024;  // runs in one ask (more: the rest fault)
+constexpr size_t kPushAskRuns = 1024;            // runs in one ask (more: the rest fault)
+constexpr size_t kPushRunPages = (size_t)1 << 16;  // pages in one run (256 MB; a longer run is split)
+constexpr size_t kPushMaxPages = (size_t)1 << 18;  // pages one barrier asks for (1 GB; the rest fault)
 struct PushState {
   std::vector<PushRun> runs;       // asked at this barrier, by home
   std::vector<uint64_t> asks;      // the ask messages' words, by home: (first, n) pairs
@@ -956,9 +958,11 @@ void proto_push_ask(int* asks) {
       due.push_back(p);
   if (due.empty()) return;
   std::sort(due.begin(), due.end());
+  if (due.size() > kPushMaxPages) due.resize(kPushMaxPages);  // (the rest fault)
   for (size_t i = 0; i < due.size();) {
     size_t j = i + 1;
-    while (j < due.size() && due[j] == due[j - 1] + 1 && pt.home[due[j]] == pt.home[due[i]]) j++;
+    while (j < due.size() && j - i < kPushRunPages && due[j] == due[j - 1] + 1 && pt.home[due[j]] == pt.home[due[i]])
+      j++;
     s.runs.push_back(PushRun{pt.home[due[i]], due[i], (uint32_t)(j - i)});
     i = j;
   }
