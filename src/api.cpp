@@ -298,7 +298,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     return init_local();
   }(), "loom_init: the local setup"));
   TransportOptions to{rt.size, rt.meta.size, rt.cfg.local_map != 0, rt.cfg.progress_thread, rt.cfg.transport,
-                      rt.cfg.spin, rt.cfg.poll};
+                      rt.cfg.spin};
   LOOM_TRY(rt.tp.init(MPI_COMM_WORLD, to));
   {
     // One host, every peer mapped: pages are shared as the host shares
@@ -336,7 +336,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     config_print(&rt.cfg, buf, sizeof buf);
     std::fprintf(stderr, "loom: %d ranks, %d mapped directly by rank 0, the others through %s, progress thread %s%s\n%s",
                  rt.nranks, rt.tp.direct_peers(), rt.tp.kind_name(),
-                 !rt.tp.progress_running() ? "off" : rt.tp.progress_polls() ? "on (polls when idle)" : "on",
+                 rt.tp.progress_running() ? "on" : "off",
                  rt.shared ? ", pages shared from their homes (one host)" : "", buf);
   }
   rt.finalized = false;

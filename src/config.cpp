@@ -97,18 +97,6 @@ void w_progress(const loom_config_t* c, char* b, size_t l) {
   std::snprintf(b, l, "%s", c->progress_thread < 0 ? "auto" : c->progress_thread ? "1" : "0");
 }
 
-Status p_poll(loom_config_t* c, const char* n, const char* v) {
-  if (!strcasecmp(v, "auto")) {
-    c->poll = -1;
-    return Status::ok();
-  }
-  if (!parse_bool(v, &c->poll)) return bad(n, v, "auto, 0 or 1");
-  return Status::ok();
-}
-void w_poll(const loom_config_t* c, char* b, size_t l) {
-  std::snprintf(b, l, "%s", c->poll < 0 ? "auto" : c->poll ? "1" : "0");
-}
-
 Status p_stats(loom_config_t* c, const char* n, const char* v) {
   if (!parse_bool(v, &c->stats)) return bad(n, v, "0 or 1");
   return Status::ok();
@@ -312,10 +300,6 @@ const Setting kSettings[] = {
      "(two-sided requests served by a protocol thread on the target), auto (async with page reads by MPI_Get "
      "when MPI has MPI_THREAD_MULTIPLE, else rma)", p_transport, w_transport},
     {"LOOM_PROGRESS", "auto", "MPI progress thread: auto (when a peer is remote), 0 or 1", p_progress, w_progress},
-    {"LOOM_POLL", "auto", "the protocol thread that serves other hosts' requests (LOOM_TRANSPORT async or auto), "
-     "when idle: 1 keeps polling, 0 naps (up to 500 us: a request waits that long); auto: polls where this rank may "
-     "run on at least 2 cores per rank of its host, and naps from the first sign that it shares its core with a "
-     "thread that computes", p_poll, w_poll},
     {"LOOM_HANG_TIMEOUT", "0", "seconds one wait in Loom (barrier, lock) may last before every waiting rank "
      "reports what it waits in and the job is aborted; 0: never", p_hang, w_hang},
     {"LOOM_STATS", "0", "rank 0 prints every rank's statistics and an all-ranks summary to stderr at finalize", p_stats, w_stats},
@@ -470,7 +454,6 @@ Status config_validate(const loom_config_t* c) {
   if ((unsigned)c->protocol > kProtocolLast)
     return fail(LOOM_ERR_CONFIG, "LOOM_PROTOCOL=%d must be hlrc (0), erc-invalidate (1) or erc-update (2)", (int)c->protocol);
   if (c->progress_thread < -1 || c->progress_thread > 1) return fail(LOOM_ERR_CONFIG, "LOOM_PROGRESS must be auto, 0 or 1");
-  if (c->poll < -1 || c->poll > 1) return fail(LOOM_ERR_CONFIG, "LOOM_POLL must be auto, 0 or 1");
   if (c->migrate < -1 || c->migrate > 1) return fail(LOOM_ERR_CONFIG, "LOOM_MIGRATE=%d must be auto (-1), 0 or 1", c->migrate);
   if (c->checkpoint_every < 0) return fail(LOOM_ERR_CONFIG, "LOOM_CHECKPOINT_EVERY must be >= 0");
   if (c->hang_timeout < 0 || c->hang_timeout > 1000000)

@@ -98,7 +98,6 @@ const Case kCases[] = {
     {"LOOM_LOCKS", "64", [](const loom_config_t& c) { return c.locks == 64; }, {"0", "1048577", "many", "-3"}},
     {"LOOM_LOCAL_MAP", "0", [](const loom_config_t& c) { return c.local_map == 0; }, {"2", "maybe", "", "-1"}},
     {"LOOM_PROGRESS", "1", [](const loom_config_t& c) { return c.progress_thread == 1; }, {"2", "sometimes", "", "-1"}},
-    {"LOOM_POLL", "0", [](const loom_config_t& c) { return c.poll == 0; }, {"2", "always", "", "-1"}},
     {"LOOM_STATS", "1", [](const loom_config_t& c) { return c.stats == 1; }, {"2", "maybe", "", "-1"}},
     {"LOOM_STATS_FILE", "/tmp/loom_%r.json",
      [](const loom_config_t& c) { return std::strcmp(c.stats_file, "/tmp/loom_%r.json") == 0; }, {"/tmp/a\nb", "\t"}},
@@ -163,8 +162,6 @@ void test_parse_one() {
   CHECK(config_parse_one(&c, "LOOM_LOCAL_MAP", "yes").is_ok() && c.local_map == 1);
   CHECK(config_parse_one(&c, "LOOM_PROGRESS", "auto").is_ok() && c.progress_thread == -1);
   CHECK(config_parse_one(&c, "LOOM_PROGRESS", "false").is_ok() && c.progress_thread == 0);
-  CHECK(config_parse_one(&c, "LOOM_POLL", "AUTO").is_ok() && c.poll == -1);
-  CHECK(config_parse_one(&c, "LOOM_POLL", "on").is_ok() && c.poll == 1);
   CHECK(config_parse_one(&c, "LOOM_MEM_SIZE", "1GiB").is_ok() && c.mem_size == GiB);
   CHECK(config_parse_one(&c, "LOOM_SPIN", "0").is_ok() && c.spin == 0);
   CHECK(config_parse_one(&c, "LOOM_UNIT_PAGES", "1024").is_ok() && c.unit_pages == 1024);
@@ -195,7 +192,6 @@ void test_defaults_and_validate() {
   CHECK(d.locks == 1024);
   CHECK(d.local_map == 1);
   CHECK(d.progress_thread == -1);
-  CHECK(d.poll == -1);
   CHECK(d.stats == 0);
   CHECK(d.stats_file[0] == '\0');
   CHECK(d.base_address == 0);
@@ -224,7 +220,6 @@ void test_defaults_and_validate() {
   CHECK(rejected([](loom_config_t& c) { c.base_address = 0x1001; }, "LOOM_BASE"));
   CHECK(rejected([](loom_config_t& c) { c.spin = -1; }, "LOOM_SPIN"));
   CHECK(rejected([](loom_config_t& c) { c.progress_thread = 2; }, "LOOM_PROGRESS"));
-  CHECK(rejected([](loom_config_t& c) { c.poll = -2; }, "LOOM_POLL"));
 
   // Boundaries that are fine.
   loom_config_t c = d;
@@ -269,7 +264,6 @@ void test_print() {
   CHECK(config_parse_one(&c, "LOOM_TRACE", "/tmp/trd").is_ok());
   CHECK(config_parse_one(&c, "LOOM_TRACE_RUNS", "1").is_ok());
   CHECK(config_parse_one(&c, "LOOM_TRACE_HOMES", "1").is_ok());
-  CHECK(config_parse_one(&c, "LOOM_POLL", "1").is_ok());
   CHECK(config_parse_one(&c, "LOOM_PLACEMENT", "/tmp/place.txt").is_ok());
   CHECK(!config_parse_one(&c, "LOOM_TRACE_HOMES", "2").is_ok());
 
@@ -278,7 +272,7 @@ void test_print() {
   CHECK(n > 0 && n < sizeof buf);
   CHECK(std::strlen(buf) == n);
   const char* want[] = {"LOOM_MEM_SIZE=536870912", "LOOM_UNIT_PAGES=16", "LOOM_HOME=cyclic", "LOOM_LOCKS=77",
-                        "LOOM_LOCAL_MAP=0", "LOOM_PROGRESS=1", "LOOM_POLL=1", "LOOM_STATS=1", "LOOM_STATS_FILE=/tmp/s_%r.json",
+                        "LOOM_LOCAL_MAP=0", "LOOM_PROGRESS=1", "LOOM_STATS=1", "LOOM_STATS_FILE=/tmp/s_%r.json",
                         "LOOM_BASE=0x300000000000", "LOOM_SPIN=4321", "LOOM_LOG_ERRORS=0",
                         "LOOM_CLOCK_SKEW_NS=1234", "LOOM_PRINT_CONFIG=1",
                         "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_ADAPT=1", "LOOM_EXACT=0", "LOOM_HOST_SHARE=0", "LOOM_PROTOCOL=erc-invalidate",

@@ -168,7 +168,6 @@ typedef struct loom_config {
   int trace_homes;                  /* with a trace: each barrier re-protects this rank's home pages, so that its own first access to each in every barrier interval is recorded, for `loom place` (LOOM_TRACE_HOMES) */
   char placement[256];              /* homes for page ranges of the collective allocations, from `loom place` (LOOM_PLACEMENT) */
   int host_share;                   /* 1 (default): with every rank on one host, map each page from its home's memory (no copies, twins or diffs; off when traced); 0: copies and the protocol, as across hosts (LOOM_HOST_SHARE) */
-  int poll;                         /* the thread serving other hosts' requests, when idle: 1 polls, 0 naps, -1 auto: polls where this rank has at least 2 cores per rank of its host, and naps for good once a core turns out shared (LOOM_POLL) */
 } loom_config_t;
 
 /* Fill cfg with the defaults and the LOOM_* environment variables (as

@@ -80,8 +80,6 @@ constexpr long kBanMaxNs = 20000000;         //  doubling while it repeats),
 constexpr long kNapMinNs = 10000;            // then naps, each twice the last
 constexpr long kNapMaxNs = 500000;           // (also the nap while the application serves)
 constexpr uint64_t kSliceNs = 100000;        // scheduler slice it asks for
-constexpr int kSlowYieldsToNap = 3;          // LOOM_POLL=auto: slow yields within
-constexpr long kSlowWindowNs = 1000000000;   // this long that turn polling off
 
 // The scheduler slice this thread asks for: 0 the default, else a short one
 // (Linux >= 6.12, EEVDF; no privilege needed, ignored where unsupported).
@@ -107,25 +105,11 @@ inline uint64_t head_typed(Seg s, AtomicType t, AtomicOp op) {
 
 }  // namespace
 
-AsyncPath::AsyncPath(MPI_Comm comm, int spin, int poll, const Segments& self, Path* near,
-                     const std::vector<uint8_t>& near_ranks, AppWaiting& waiting)
+AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks,
+                     AppWaiting& waiting)
     : comm_(comm), spin_(spin), self_(self), near_(near), near_ranks_(near_ranks), waiting_(waiting) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &nranks_);
-  if (poll < 0) {
-    // auto: a core for each rank of this host and one for its protocol
-    // thread (the ranks this one maps are its host's; a host's ranks
-    // usually share one affinity mask, or each has its own core).
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    const int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    int host_ranks = 0;
-    for (uint8_t n : near_ranks_) host_ranks += n != 0;
-    poll_.store(cpus >= 2 * std::max(host_ranks, 1), std::memory_order_relaxed);
-    poll_auto_ = true;
-  } else {
-    poll_.store(poll != 0, std::memory_order_relaxed);
-  }
   batch_.assign(nranks_, Batch{});
   acks_.assign(nranks_, 0);
   released_to_.assign(nranks_, 0);
@@ -196,14 +180,22 @@ AsyncPath::~AsyncPath() {
 //   these rules: barrier 7 / 46 us, Jacobi 4-4.6 ms/sweep; and mr_busy_home
 //     (4 ranks, the home computing) with two CPU hogs running failed its
 //     deadline 5 times in 6 without the short slice, 0 in 12 with it.
+// Polling instead of napping where the rank has cores to spare (fb7d365,
+// LOOM_POLL: poll when the affinity mask holds 2 cores per rank of the
+// host; 16 cores, 2 emulated hosts x 1 rank pinned to 8 each, same build,
+// runs alternated, docs/results/issue10/device16_poll/): a page fetch
+// 0.90-0.96x, Jacobi 1.11-1.26x, and the applications mixed: LU 0.82, SOR
+// and CG 0.94, MG 1.08, EP 1.22, Linpack 1.51 (2 runs each).  EP sends no
+// message while it computes, so the poller took compute from its rank
+// (the "spare" cores are probably hyperthreads of the ranks' cores, or
+// share their caches): the naps stayed.
 void AsyncPath::serve() {
   pthread_setname_np(pthread_self(), "loom-async");
   thread_mark_internal();
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // naps of microseconds, not +50 us
   std::vector<uint64_t> out;
   long ban_until = 0, ban_len = kBanMinNs;
-  long slow_since = 0;
-  int fast_yields = 0, slow_yields = 0;
+  int fast_yields = 0;
   bool short_slice = false;
   while (!stop_.load(std::memory_order_acquire)) {
     long idle_since = 0, nap = kNapMinNs;
@@ -230,18 +222,11 @@ void AsyncPath::serve() {
       }
       const long t = mono_ns();
       if (!idle_since) idle_since = t;
-      const bool poll = poll_.load(std::memory_order_relaxed);
-      if ((poll || t - idle_since < kYieldWindowNs) && t >= ban_until) {
+      if (t - idle_since < kYieldWindowNs && t >= ban_until) {
         if (short_slice) short_slice = set_slice(0);  // a short slice would make yields no-ops
         sched_yield();
         const long back = mono_ns();
         if (back - t > kSlowYieldNs) {
-          // auto: a thread computes on this core (3 slow yields within a
-          // second, so that a passing daemon does not count): nap from now on.
-          if (poll && poll_auto_) {
-            if (back - slow_since > kSlowWindowNs) slow_since = back, slow_yields = 0;
-            if (++slow_yields >= kSlowYieldsToNap) poll_.store(false, std::memory_order_relaxed);
-          }
           ban_until = back + ban_len;
           ban_len = std::min(2 * ban_len, kBanMaxNs);
           fast_yields = 0;

@@ -40,15 +40,13 @@ class AsyncPath final : public Path {
   // segments, which the thread serves.  `near` reaches the ranks with
   // near_ranks[r] set (this rank and its mapped peers): load_many reads
   // their words through it instead of asking their threads.
-  // poll: LOOM_POLL (-1 auto, 0, 1).
-  AsyncPath(MPI_Comm comm, int spin, int poll, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks,
+  AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks,
             AppWaiting& waiting);
   // Collective: flushes, then stops the protocol thread once no request is
   // in flight.
   ~AsyncPath() override;
 
   bool thread_running() const { return thread_.joinable(); }
-  bool polls() const { return thread_running() && poll_.load(std::memory_order_relaxed); }
   // Serve one request other ranks sent this rank, if one is waiting and the
   // protocol thread is not serving one right now (the application thread,
   // from its wait loops).
@@ -106,10 +104,6 @@ class AsyncPath final : public Path {
   MPI_Comm acomm_ = MPI_COMM_NULL;  // requests and replies (its own duplicate)
   int rank_ = 0, nranks_ = 1;
   int spin_;
-  // The protocol thread polls when idle (LOOM_POLL; cleared for good by the
-  // thread when its core turns out shared).
-  std::atomic<bool> poll_{false};
-  bool poll_auto_ = false;  // LOOM_POLL=auto (1 never stops polling)
   Segments self_;
   Path* near_;
   std::vector<uint8_t> near_ranks_;

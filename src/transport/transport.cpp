@@ -80,7 +80,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     self_meta_ = meta_map_;
     std::vector<uint8_t> near(nranks_);
     for (int r = 0; r < nranks_; r++) near[r] = direct_->maps_data(r);
-    async_ = new AsyncPath(comm_, opt_.spin, opt_.poll, Segments{{self_data_, meta_map_}, {opt.data_size, opt.meta_size}},
+    async_ = new AsyncPath(comm_, opt_.spin, Segments{{self_data_, meta_map_}, {opt.data_size, opt.meta_size}},
                            direct_, near, *waiting_);
     progress_on_ = async_->thread_running();
     // auto: page reads by MPI_Get from a Data window over the memfd (MPICH
@@ -231,8 +231,6 @@ void Transport::irecv_data_runs(int r, int tag, const uint64_t* off, const uint6
   check(MPI_Irecv(self_data_, 1, t, r, tag, comm_, rq), "MPI_Irecv");
   check(MPI_Type_free(&t), "MPI_Type_free");
 }
-
-bool Transport::progress_polls() const { return async_ && async_->polls(); }
 
 bool Transport::test_all(MPI_Request* rq, size_t n) {
   int done = 0;

@@ -92,7 +92,6 @@ struct TransportOptions {
   int progress;         // -1 auto, 0 off, 1 on
   int kind;             // LOOM_TRANSPORT_AUTO, _RMA or _ASYNC
   int spin = 50;        // async: polls of a wait before it yields the core (LOOM_SPIN)
-  int poll = -1;        // async: the protocol thread polls when idle: -1 auto, 0 naps, 1 polls (LOOM_POLL)
 };
 
 // One way of reaching ranks' segments.  Each operation has the meaning of
@@ -184,8 +183,6 @@ class Transport {
   // A thread serves other ranks' requests (rma: the progress thread; async
   // and auto: the protocol thread, on whenever some peer is not mapped).
   bool progress_running() const { return progress_on_; }
-  // The protocol thread keeps polling when idle (LOOM_POLL), so far.
-  bool progress_polls() const;
 
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) { routes_[r].get[(int)s]->get(r, s, off, dst, len); }
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) {
