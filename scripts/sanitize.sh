@@ -37,7 +37,7 @@ kinds=("$@")
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 core="mr_coherence|mr_locks|mr_kept|mr_prefetch|mr_atomics|mr_atomics_typed|mr_protocols|mr_alloc|mr_alloc_small|mr_fences|mr_migrate|mr_adapt|mr_exact"
-mt="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_trylock|mr_fences"
+mt="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_trylock|mr_fences|mr_prefetch"
 targets=(mr_share mr_hostlock mr_stress mt_threads mt_doom mt_intercept mr_trylock mr_kept mr_prefetch mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt mr_exact spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
 
 for kind in "${kinds[@]}"; do

@@ -22,7 +22,14 @@
  *      rounds, come with the barrier from each block's fourth read on.
  * Rank 0 writes the block in every round; every other rank reads it in
  * some rounds, after a barrier (two barriers a round: every third round
- * is a gap of 6 acquires). */
+ * is a gap of 6 acquires).
+ *
+ * mr_prefetch T runs T threads per rank: a rank's reads and writes of a
+ * block are split among its threads (page p by thread p % T), so that the
+ * rank reads what one thread read before and its counts keep their
+ * meaning; thread 0 reads the rank's statistics where every thread has
+ * passed the same thread barrier; in part 3 every thread of a reader rank
+ * takes the lock and must see the write made under it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +61,12 @@ static int reads_in(int t) {
   return listed(t, three, sizeof three / sizeof three[0]);
 }
 
-int main(int argc, char** argv) {
-  mr_init(&argc, &argv);
+static void body(int w, int nw) {
+  (void)w;
+  (void)nw;
   const int r = loom_rank(), n = loom_nranks();
+  const int th = mr_t, T = mr_T;
+#define MINE(p) ((int)((p) % (size_t)T) == th) /* this thread reads or writes page p for its rank */
   const char* proto = getenv("LOOM_PROTOCOL");
   const char* pf = getenv("LOOM_PREFETCH");
   const int hlrc = !proto || !strcmp(proto, "hlrc");
@@ -70,14 +80,20 @@ int main(int argc, char** argv) {
   for (int t = 0; t < ROUNDS; t++) {
     /* Round t: rank 0 writes, a barrier, the readers read what it wrote
      * (or not), a barrier. */
+    /* thread 0 reads the statistics where every thread has passed the last
+     * round's barriers (rounds 19 and 34 read nothing) */
+    if (t == PHASE2 && th == 0) s1 = stats_now();
+    if (t == PHASE3 && th == 0) s2 = stats_now();
     if (r == 0)
       for (size_t p = 0; p < P; p++) {
+        if (!MINE(p)) continue;
         a[p * W] = (uint64_t)t * 1000 + p;
         a[p * W + W - 1] = (uint64_t)t * 1000 + p + 7;
       }
     mr_wbar();
     if (r > 0 && reads_in(t))
       for (size_t p = 0; p < P; p++) {
+        if (!MINE(p)) continue;
         const uint64_t want = (uint64_t)t * 1000 + p;
         if (a[p * W] != want || a[p * W + W - 1] != want + 7) {
           if (bad < 3)
@@ -86,12 +102,10 @@ int main(int argc, char** argv) {
           bad++;
         }
       }
-    if (t == PHASE2 - 1) s1 = stats_now();
-    if (t == PHASE3 - 1) s2 = stats_now();
     mr_wbar();
   }
   CHECK(bad == 0);
-  if (r > 0) {
+  if (r > 0 && th == 0) {
     const loom_stats_t s3 = stats_now();
     const uint64_t used1 = s1.prefetch_used - s0.prefetch_used, used2 = s2.prefetch_used - s1.prefetch_used;
     if (expect) {
@@ -118,23 +132,26 @@ int main(int argc, char** argv) {
   const loom_stats_t s4 = stats_now();
   for (int t = 0; t < LOCKED_ROUNDS; t++) {
     if (r == 0)
-      for (size_t p = 0; p < B; p++) b[p * W + 1] = (uint64_t)t * 10 + p;
+      for (size_t p = 0; p < B; p++)
+        if (MINE(p)) b[p * W + 1] = (uint64_t)t * 10 + p;
     mr_wbar();
     if (r > 0)
       for (size_t p = 0; p < B; p++)
-        if (b[p * W + 1] != (uint64_t)t * 10 + p) bad++;
+        if (MINE(p) && b[p * W + 1] != (uint64_t)t * 10 + p) bad++;
     mr_wbar();
   }
   CHECK(bad == 0);
-  if (r > 0 && expect) {
+  if (r > 0 && th == 0 && expect) {
     const loom_stats_t s5 = stats_now();
     CHECK(s5.prefetch_used - s4.prefetch_used >= (uint64_t)B); /* the last rounds' copies came with barriers */
   }
   if (r == 0) {
-    CHECK_OK(loom_lock(LOCK));
-    for (size_t p = 0; p < B; p++) b[p * W + 1] = 777000 + p;
-    *flag = 1;
-    CHECK_OK(loom_unlock(LOCK));
+    if (th == 0) {
+      CHECK_OK(loom_lock(LOCK));
+      for (size_t p = 0; p < B; p++) b[p * W + 1] = 777000 + p;
+      *flag = 1;
+      CHECK_OK(loom_unlock(LOCK));
+    }
   } else {
     for (int seen = 0; !seen;) {
       CHECK_OK(loom_lock(LOCK));
@@ -162,15 +179,17 @@ int main(int argc, char** argv) {
   for (int t = 0; t < TURNS; t++) {
     uint64_t* blk = c + (size_t)(t % 2) * Q * W;
     if (r == 0)
-      for (size_t p = 0; p < Q; p++) blk[p * W + 2] = (uint64_t)t * 100 + p;
+      for (size_t p = 0; p < Q; p++)
+        if (MINE(p)) blk[p * W + 2] = (uint64_t)t * 100 + p;
     if (t > 0 && t % 10 == 0) mr_wbar(); /* the extra barrier: nothing read or written around it */
     mr_wbar();
     if (r > 0)
       for (size_t p = 0; p < Q; p++)
-        if (blk[p * W + 2] != (uint64_t)t * 100 + p) bad++;
+        if (MINE(p) && blk[p * W + 2] != (uint64_t)t * 100 + p) bad++;
   }
   CHECK(bad == 0);
-  if (r > 0 && expect) {
+  mr_wbar();
+  if (r > 0 && th == 0 && expect) {
     /* Each block is read 15 times; its first three reads learn the gap. */
     const loom_stats_t s7 = stats_now();
     CHECK(s7.prefetch_used - s6.prefetch_used >= (uint64_t)(TURNS - 6) * Q);
@@ -180,5 +199,11 @@ int main(int argc, char** argv) {
   }
   mr_wbar();
   mr_wfree(c);
+#undef MINE
+}
+
+int main(int argc, char** argv) {
+  mr_init(&argc, &argv);
+  mr_workers(mr_threads_arg(argc, argv), body);
   return mr_finish("mr_prefetch");
 }
