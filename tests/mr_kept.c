@@ -10,7 +10,16 @@
  *   3. A trylock that finds the lock kept fails, and a trylock repeated
  *      later succeeds (its kick made the keeper give it up).
  *   4. A barrier gives kept locks up: a trylock after it succeeds at once.
- * Rank 0 and rank 1 play; any other rank only joins the barriers. */
+ * Rank 0 and rank 1 play; any other rank only joins the barriers.
+ *
+ * mr_kept T runs T threads per rank.  In part 1 every thread of rank 0
+ * takes the lock K times (a lock goes between sibling threads without
+ * leaving the rank, so only single-threaded ranks check the kept count;
+ * where homes are mapped or reached by MPI RMA nothing is kept, with
+ * threads too); in part 2 every thread of rank 1 queues behind the keeper
+ * and sees every write of rank 0's threads; in part 3 rank 1's thread 0
+ * keeps M and every thread of rank 0 tries for it until it gets it; in
+ * part 4 every thread of rank 1 takes L by trylock in turn. */
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,9 +44,17 @@ static void wait_flag(uint64_t* f, uint64_t want) {
   }
 }
 
-int main(int argc, char** argv) {
-  mr_init(&argc, &argv);
+/* The threads of this rank only (no Loom call: the other ranks are not in it). */
+static pthread_barrier_t g_rank_bar;
+static void mr_wbar_rank(void) { pthread_barrier_wait(&g_rank_bar); }
+
+static void body(int w, int W) {
+  (void)w;
+  (void)W;
   const int r = loom_rank(), n = loom_nranks();
+  const int t = mr_t, T = mr_T;
+  CHECK(n >= 2); /* ranks 0 and 1 play: alone, rank 0 would wait for rank 1 for ever */
+  if (n < 2) return;
   const char* tr = getenv("LOOM_TRANSPORT");
   const int by_request = !tr || !strcmp(tr, "auto") || !strcmp(tr, "async");
   /* Keeping is expected where no peer is mapped; with some mapped and some
@@ -51,35 +68,44 @@ int main(int argc, char** argv) {
   mr_wbar();
 
   /* 1. */
+  static uint64_t k0;
   if (r == 0) {
-    const uint64_t k0 = kept_now();
+    if (t == 0) k0 = kept_now();
+    mr_wbar_rank();
     for (int k = 0; k < K; k++) {
       CHECK_OK(loom_lock(L));
       x[0] = x[0] + 1;
       CHECK_OK(loom_unlock(L));
     }
-    const uint64_t kept = kept_now() - k0;
-    if (check_counts) CHECK(kept == (expect ? (uint64_t)K - 1 : 0));
-    /* 2. Rank 0 keeps L (where keeping is on) and waits outside Loom. */
-    CHECK_OK(loom_atomic_store(&flags[0], 1));
-    wait_flag(&flags[0], 2);
+    mr_wbar_rank();
+    if (t == 0) {
+      const uint64_t kept = kept_now() - k0;
+      if (check_counts && (T == 1 || !expect)) CHECK(kept == (expect ? (uint64_t)K - 1 : 0));
+      /* 2. Rank 0 keeps L (where keeping is on) and waits outside Loom. */
+      CHECK_OK(loom_atomic_store(&flags[0], 1));
+      wait_flag(&flags[0], 1 + (uint64_t)T);
+    }
   } else if (r == 1) {
     wait_flag(&flags[0], 1);
     CHECK_OK(loom_lock(L));
-    CHECK(x[0] == K);
-    x[0] = 1000;
+    CHECK(x[0] >= (uint64_t)T * K && x[0] < (uint64_t)T * K + (uint64_t)T); /* rank 0's threads' writes, and the siblings' before it */
+    x[0] = x[0] + 1;
     CHECK_OK(loom_unlock(L));
-    CHECK_OK(loom_atomic_store(&flags[0], 2));
+    CHECK_OK(loom_atomic_fetch_add(&flags[0], 1, NULL));
   }
 
   /* 3. Rank 1 keeps M (home rank 0); rank 0's first trylock fails where
    * keeping is on, and it keeps trying until it gets the lock. */
   if (r == 1) {
-    CHECK_OK(loom_lock(M));
-    x[1] = 7;
-    CHECK_OK(loom_unlock(M));
-    CHECK_OK(loom_atomic_store(&flags[1], 1));
-    wait_flag(&flags[1], 2);
+    /* its siblings' writes to x[0] are ordered before thread 0's release of M */
+    mr_wbar_rank();
+    if (t == 0) {
+      CHECK_OK(loom_lock(M));
+      x[1] = 7;
+      CHECK_OK(loom_unlock(M));
+      CHECK_OK(loom_atomic_store(&flags[1], 1));
+      wait_flag(&flags[1], 1 + (uint64_t)T);
+    }
   } else if (r == 0) {
     wait_flag(&flags[1], 1);
     int got = 0;
@@ -89,13 +115,13 @@ int main(int argc, char** argv) {
       if (!got && tries > 16) sched_yield();
     }
     CHECK(got);
-    if (check_counts) CHECK((tries > 1) == expect);
+    if (check_counts && T == 1) CHECK((tries > 1) == expect); /* with threads a sibling may have taken the kick's hand-over */
     if (got) {
       CHECK(x[1] == 7);
-      CHECK(x[0] == 1000);
+      CHECK(x[0] == (uint64_t)T * K + (uint64_t)T);
       CHECK_OK(loom_unlock(M));
     }
-    CHECK_OK(loom_atomic_store(&flags[1], 2));
+    CHECK_OK(loom_atomic_fetch_add(&flags[1], 1, NULL));
   }
   mr_wbar();
 
@@ -106,15 +132,27 @@ int main(int argc, char** argv) {
     CHECK_OK(loom_unlock(L));
   }
   mr_wbar();
-  if (r == 1) {
-    int got = 0;
-    CHECK_OK(loom_trylock(L, &got));
-    CHECK(got);
-    if (got) {
-      CHECK(x[2] == 3);
-      CHECK_OK(loom_unlock(L));
+  for (int k = 0; k < T; k++) {
+    if (r == 1 && t == k) {
+      int got = 0;
+      CHECK_OK(loom_trylock(L, &got));
+      CHECK(got);
+      if (got) {
+        CHECK(x[2] == 3);
+        CHECK_OK(loom_unlock(L));
+      }
     }
+    mr_wbar();
   }
-  mr_wbar();
+  mr_wfree(flags);
+  mr_wfree(x);
+}
+
+int main(int argc, char** argv) {
+  mr_init(&argc, &argv);
+  const int T = mr_threads_arg(argc, argv);
+  pthread_barrier_init(&g_rank_bar, NULL, (unsigned)T);
+  mr_workers(T, body);
+  pthread_barrier_destroy(&g_rank_bar);
   return mr_finish("mr_kept");
 }
