@@ -49,8 +49,8 @@ for kind in "${kinds[@]}"; do
   # Ranks of one host sharing pages (LOOM_HOST_SHARE), in a second run:
   # CMake's regular expressions take at most 9 groups.
   case "$kind" in
-    address) shared="^(mr\.(mr_share|mr_hostlock|mr_coherence|mr_locks|mr_stress)\.np[23]|mt\.(mr_locks|mr_trylock|mr_hostlock)\.np2t2)\.share\$" ;;
-    thread) shared="^(mr\.(mr_share|mr_hostlock|mr_coherence)\.np2|mt\.(mr_locks|mr_trylock|mr_hostlock)\.np2t2)\.share\$" ;;
+    address) shared="^(mr\.(mr_share|mr_hostlock|mr_coherence|mr_locks|mr_stress)\.np[23]|mt\.(mr_locks|mr_trylock|mr_hostlock|mr_share)\.np2t2)\.share\$" ;;
+    thread) shared="^(mr\.(mr_share|mr_hostlock|mr_coherence)\.np2|mt\.(mr_locks|mr_trylock|mr_hostlock|mr_share)\.np2t2)\.share\$" ;;
   esac
   start=$SECONDS
   if [ ! -f "$dir/CMakeCache.txt" ]; then

@@ -66,6 +66,13 @@ static inline void mr_init(int* argc, char*** argv) {
 static int mr_T = 1;
 static __thread int mr_t;
 static void* mr_wslot;
+/* The threads of this rank only, with no Loom call (the other ranks take no
+ * part): for a thread to read what its siblings did, e.g. rank-wide
+ * statistics after their faults. */
+static pthread_barrier_t mr_rank_bar;
+static inline void mr_rbar(void) {
+  if (mr_T > 1) pthread_barrier_wait(&mr_rank_bar);
+}
 
 static inline int mr_threads_arg(int argc, char** argv) {
   int T = argc > 1 ? atoi(argv[1]) : 1;
@@ -109,6 +116,7 @@ static inline void* mr_wmain(void* a) {
 
 static inline void mr_workers(int T, mr_worker_fn fn) {
   mr_T = T;
+  if (T > 1) pthread_barrier_init(&mr_rank_bar, NULL, (unsigned)T);
   pthread_t th[64];
   struct mr_warg args[64];
   for (int t = 0; t < T; t++) {
@@ -122,6 +130,7 @@ static inline void mr_workers(int T, mr_worker_fn fn) {
     }
   mr_wmain(&args[0]);
   for (int t = 1; t < T; t++) pthread_join(th[t], NULL);
+  if (T > 1) pthread_barrier_destroy(&mr_rank_bar);
 }
 
 /* A block as [addr, addr + size), and their order by address (qsort): the

@@ -44,10 +44,6 @@ static void wait_flag(uint64_t* f, uint64_t want) {
   }
 }
 
-/* The threads of this rank only (no Loom call: the other ranks are not in it). */
-static pthread_barrier_t g_rank_bar;
-static void mr_wbar_rank(void) { pthread_barrier_wait(&g_rank_bar); }
-
 static void body(int w, int W) {
   (void)w;
   (void)W;
@@ -71,13 +67,13 @@ static void body(int w, int W) {
   static uint64_t k0;
   if (r == 0) {
     if (t == 0) k0 = kept_now();
-    mr_wbar_rank();
+    mr_rbar();
     for (int k = 0; k < K; k++) {
       CHECK_OK(loom_lock(L));
       x[0] = x[0] + 1;
       CHECK_OK(loom_unlock(L));
     }
-    mr_wbar_rank();
+    mr_rbar();
     if (t == 0) {
       const uint64_t kept = kept_now() - k0;
       if (check_counts && (T == 1 || !expect)) CHECK(kept == (expect ? (uint64_t)K - 1 : 0));
@@ -98,7 +94,7 @@ static void body(int w, int W) {
    * keeping is on, and it keeps trying until it gets the lock. */
   if (r == 1) {
     /* its siblings' writes to x[0] are ordered before thread 0's release of M */
-    mr_wbar_rank();
+    mr_rbar();
     if (t == 0) {
       CHECK_OK(loom_lock(M));
       x[1] = 7;
@@ -150,9 +146,6 @@ static void body(int w, int W) {
 
 int main(int argc, char** argv) {
   mr_init(&argc, &argv);
-  const int T = mr_threads_arg(argc, argv);
-  pthread_barrier_init(&g_rank_bar, NULL, (unsigned)T);
-  mr_workers(T, body);
-  pthread_barrier_destroy(&g_rank_bar);
+  mr_workers(mr_threads_arg(argc, argv), body);
   return mr_finish("mr_kept");
 }

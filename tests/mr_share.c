@@ -18,7 +18,15 @@
  *    last rank then 40-63.  Sharing, a run claims the rest of its unit
  *    (LOOM_UNIT_PAGES, 8) at once, so rank 0 faults about once a unit and
  *    fewer than 8 pages past 39 are rank 0's; copying, every page is its
- *    first toucher's.  Every rank reads what the other wrote. */
+ *    first toucher's.  Every rank reads what the other wrote.
+ *
+ * mr_share T runs T threads per rank: every thread reads every page (a
+ * rank's threads fault on the same pages at once, and it must still map or
+ * fetch each once), a rank's writes of its pages are split among its
+ * threads, and every thread writes its own word into the next rank's page;
+ * thread 0 reads the rank's statistics where its siblings have passed a
+ * barrier of the rank's threads (mr_rbar); part 6's first-touch sweeps are
+ * thread 0's. */
 #include <string.h>
 #include <time.h>
 
@@ -38,34 +46,42 @@ static double now_s(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-int main(int argc, char** argv) {
-  mr_init(&argc, &argv);
+static void body(int w, int nw) {
+  (void)w;
+  (void)nw;
   const int r = loom_rank(), n = loom_nranks();
+  const int t = mr_t, NT = mr_T;
   const char* share = getenv("LOOM_HOST_SHARE");
   const char* trace = getenv("LOOM_TRACE");
   const int shared = !(share && !strcmp(share, "0")) && !(trace && *trace) && loom_direct_peers() == n - 1;
 
   /* 1. Pages homed in turn; each home writes its own. */
-  uint64_t* a = NULL;
-  CHECK_OK(loom_alloc_collective_policy((size_t)P * 4096, LOOM_HOME_CYCLIC, (void**)&a));
+  static uint64_t* a;
+  if (t == 0) CHECK_OK(loom_alloc_collective_policy((size_t)P * 4096, LOOM_HOME_CYCLIC, (void**)&a));
+  mr_rbar();
   for (int p = r; p < P; p += n)
-    for (int w = 0; w < WORDS; w++) a[p * WORDS + w] = (uint64_t)p * 1000 + w;
-  CHECK_OK(loom_barrier());
+    if ((p / n) % NT == t)
+      for (int w = 0; w < WORDS; w++) a[p * WORDS + w] = (uint64_t)p * 1000 + w;
+  mr_wbar();
   loom_stats_t s0 = stats();
+  mr_rbar();
   long bad = 0;
   for (int p = 0; p < P; p++)
     for (int w = 0; w < WORDS; w++) bad += a[p * WORDS + w] != (uint64_t)p * 1000 + w;
+  mr_rbar();
   loom_stats_t s1 = stats();
   CHECK(bad == 0);
   const uint64_t others = (uint64_t)(P - (P - r + n - 1) / n);  /* pages not homed here */
-  if (shared) {
-    CHECK(s1.pages_mapped - s0.pages_mapped == others);
-    CHECK(s1.pages_fetched == s0.pages_fetched);
-  } else {
-    CHECK(s1.pages_mapped == 0);
-    CHECK(s1.pages_fetched - s0.pages_fetched >= others);
+  if (t == 0) {
+    if (shared) {
+      CHECK(s1.pages_mapped - s0.pages_mapped == others); /* once each, however many threads faulted */
+      CHECK(s1.pages_fetched == s0.pages_fetched);
+    } else {
+      CHECK(s1.pages_mapped == 0);
+      CHECK(s1.pages_fetched - s0.pages_fetched >= others);
+    }
   }
-  CHECK_OK(loom_barrier());  /* every rank has read before part 2 writes */
+  mr_wbar();  /* every rank has read before part 2 writes */
 
   /* 2. Rounds: homes rewrite their pages; every rank writes word r of the
    * next rank's first page (one page written by several ranks at once). */
@@ -73,19 +89,23 @@ int main(int argc, char** argv) {
   loom_stats_t r0 = stats();
   for (int round = 1; round <= 5; round++) {
     loom_stats_t b = stats();
-    for (int p = r; p < P; p += n) a[p * WORDS + 7] = (uint64_t)round * 100000 + p;
-    a[nextp * WORDS + 100 + r] = (uint64_t)round * 10 + r;
-    CHECK_OK(loom_barrier());
+    mr_rbar(); /* thread 0's b before any thread's write */
+    for (int p = r; p < P; p += n)
+      if ((p / n) % NT == t) a[p * WORDS + 7] = (uint64_t)round * 100000 + p;
+    a[nextp * WORDS + 100 + r * NT + t] = (uint64_t)round * 10 + r;
+    mr_wbar();
     bad = 0;
     for (int p = 0; p < P; p++) bad += a[p * WORDS + 7] != (uint64_t)round * 100000 + p;
-    for (int q = 0; q < n; q++) bad += a[((q + 1) % n) * WORDS + 100 + q] != (uint64_t)round * 10 + q;
+    for (int q = 0; q < n; q++)
+      for (int u = 0; u < NT; u++) bad += a[((q + 1) % n) * WORDS + 100 + q * NT + u] != (uint64_t)round * 10 + q;
     CHECK(bad == 0);
-    CHECK_OK(loom_barrier());
+    mr_wbar();
     loom_stats_t e = stats();
-    if (shared && round > 1) CHECK(e.read_faults + e.write_faults == b.read_faults + b.write_faults);
+    if (t == 0 && shared && round > 1) CHECK(e.read_faults + e.write_faults == b.read_faults + b.write_faults);
   }
   loom_stats_t r1 = stats();
-  if (shared) {
+  if (t != 0) {
+  } else if (shared) {
     CHECK(r1.twins == r0.twins && r1.diffs == r0.diffs);
     CHECK(r1.invalidations == r0.invalidations);
   } else if (n > 1) {
@@ -95,27 +115,27 @@ int main(int argc, char** argv) {
   /* 3. A plain store seen by a plain load, with no Loom call between. */
   if (shared && n > 1) {
     volatile uint64_t* flag = &a[1 * WORDS + 300]; /* page 1: homed on rank 1, mapped by all (part 1) */
-    if (r == 0) __atomic_store_n((uint64_t*)flag, 4242, __ATOMIC_RELEASE);
+    if (r == 0 && t == 0) __atomic_store_n((uint64_t*)flag, 4242, __ATOMIC_RELEASE);
     if (r == 1) {
       const double t0 = now_s();
       while (__atomic_load_n((uint64_t*)flag, __ATOMIC_ACQUIRE) != 4242 && now_s() - t0 < 20) sched_yield();
       CHECK(*flag == 4242);
     }
   }
-  CHECK_OK(loom_barrier());
+  mr_wbar();
 
   /* 4. Freed, then allocated again whole on the last rank. */
-  CHECK_OK(loom_free_collective(a));
-  uint64_t* b = NULL;
-  CHECK_OK(loom_alloc_collective_at((size_t)P * 4096, n - 1, (void**)&b));
+  mr_wfree(a);
+  uint64_t* b = (uint64_t*)mr_walloc((size_t)P * 4096, n - 1);
   CHECK(b == a); /* first fit: the same pages, homed elsewhere now */
   bad = 0;
   for (int p = 0; p < P; p++) bad += b[p * WORDS + 7] != 0 || b[p * WORDS + 100] != 0;
   CHECK(bad == 0);
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   if (r == n - 1)
-    for (int p = 0; p < P; p++) b[p * WORDS + 9] = (uint64_t)p + 77;
-  CHECK_OK(loom_barrier());
+    for (int p = 0; p < P; p++)
+      if (p % NT == t) b[p * WORDS + 9] = (uint64_t)p + 77;
+  mr_wbar();
   bad = 0;
   for (int p = 0; p < P; p++) bad += b[p * WORDS + 9] != (uint64_t)p + 77;
   CHECK(bad == 0);
@@ -127,28 +147,28 @@ int main(int argc, char** argv) {
   CHECK(bad == 0);
 
   /* 5. Atomics on a word of a page this rank also reads plainly. */
-  uint64_t* c = NULL;
-  CHECK_OK(loom_alloc_collective_at(4096, 0, (void**)&c));
-  CHECK_OK(loom_barrier());
+  uint64_t* c = (uint64_t*)mr_walloc(4096, 0);
+  mr_wbar();
   volatile uint64_t seen = c[1]; /* mapped (or fetched) before the atomics */
   (void)seen;
   enum { K = 200 };
   for (int k = 0; k < K; k++) CHECK_OK(loom_atomic_fetch_add(&c[0], 1, NULL));
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   loom_stats_t t0 = stats();
-  CHECK(c[0] == (uint64_t)n * K);
+  mr_rbar();
+  CHECK(c[0] == (uint64_t)n * NT * K);
+  mr_rbar();
   loom_stats_t t1 = stats();
-  if (shared) CHECK(t1.read_faults == t0.read_faults);
-  CHECK_OK(loom_barrier());
-  CHECK_OK(loom_free_collective(c));
-  CHECK_OK(loom_free_collective(b));
+  if (shared && t == 0) CHECK(t1.read_faults == t0.read_faults);
+  mr_wbar();
+  mr_wfree(c);
+  mr_wfree(b);
 
   /* 6. */
   enum { T = 64, CUT = 40, UNIT = 8 };
-  uint64_t* d = NULL;
-  CHECK_OK(loom_alloc_collective((size_t)T * 4096, (void**)&d));
+  uint64_t* d = (uint64_t*)mr_walloc((size_t)T * 4096, -1);
   const int last = n - 1;
-  if (r == 0) {
+  if (r == 0 && t == 0) {
     loom_stats_t f0 = stats();
     for (int p = 0; p < CUT; p++) d[p * WORDS + 3] = (uint64_t)p + 500;
     loom_stats_t f1 = stats();
@@ -157,10 +177,10 @@ int main(int argc, char** argv) {
     if (shared) CHECK(faults <= CUT / UNIT + 2);
     else CHECK(faults >= CUT);
   }
-  CHECK_OK(loom_barrier());
-  if (r == last && last != 0)
+  mr_wbar();
+  if (r == last && last != 0 && t == 0)
     for (int p = CUT; p < T; p++) d[p * WORDS + 3] = (uint64_t)p + 500;
-  CHECK_OK(loom_barrier());
+  mr_wbar();
   bad = 0;
   for (int p = 0; p < (n > 1 ? T : CUT); p++) bad += d[p * WORDS + 3] != (uint64_t)p + 500;
   CHECK(bad == 0);
@@ -177,7 +197,11 @@ int main(int argc, char** argv) {
   }
   CHECK(wrong == 0);
   if (n > 1) CHECK(shared ? ahead < UNIT : ahead == 0);
-  CHECK_OK(loom_barrier());
-  CHECK_OK(loom_free_collective(d));
+  mr_wfree(d);
+}
+
+int main(int argc, char** argv) {
+  mr_init(&argc, &argv);
+  mr_workers(mr_threads_arg(argc, argv), body);
   return mr_finish("mr_share");
 }
