@@ -24,14 +24,17 @@ int proto_home(uint64_t p, bool claim) {
   // A known home is current: a page moves only inside a barrier, and every
   // rank hears of it before leaving (migrate.hpp).
   if (h >= 0) return h;
-  uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)) & ~kHomeMarks;
-  if (v == 0 && claim) {
-    // The slot holds nothing valid (the page is not cached here), so it can
-    // be zeroed before it is offered as the home copy.
+  if (claim) {
+    // One round trip to the directory, not two: the claim's compare-and-swap
+    // returns the home when the page has one (a first touch across hosts
+    // cost a load and then the swap, ~50 us a page on 2 cores).  The slot
+    // holds nothing valid (the page is not cached here), so it can be zeroed
+    // before it is offered as the home copy, and is refetched if it is not.
     if (rt.pages.state[p] == kNone) std::memset(slot(p), 0, kPage);
     proto_claim_zeroed(p);
     return rt.pages.home[p];
   }
+  uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)) & ~kHomeMarks;
   if (v == 0) return -1;
   rt.pages.home[p] = (int16_t)(v - 1);
   return (int)(v - 1);
