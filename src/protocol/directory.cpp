@@ -24,28 +24,7 @@ int proto_home(uint64_t p, bool claim) {
   // A known home is current: a page moves only inside a barrier, and every
   // rank hears of it before leaving (migrate.hpp).
   if (h >= 0) return h;
-  const int d = (int)dir_rank(p);
-  if (claim && !rt.tp.is_direct(d)) {
-    // The entry is on another host: one round trip, not two (a load and then
-    // the swap cost a first touch ~57 us a page across 2 hosts, the swap
-    // alone ~42).  The swap returns the home when the page has one, this
-    // rank included (its slot is then the home copy: not zeroed).  A page
-    // claimed here is zeroed right after the swap; another rank reaches the
-    // slot a round trip to the entry and a fetch later at the earliest.
-    const uint64_t old = rt.tp.cas(d, Seg::Meta, dir_off(p), 0, (uint64_t)rt.rank + 1);
-    const uint64_t v = old & ~kHomeMarks;
-    if (old == 0) {
-      if (rt.pages.state[p] == kNone) std::memset(slot(p), 0, kPage);
-      rt.pages.home[p] = (int16_t)rt.rank;
-      return rt.rank;
-    }
-    if (v != 0) {
-      rt.pages.home[p] = (int16_t)(v - 1);
-      return (int)(v - 1);
-    }
-    // marks and no home: as below
-  }
-  uint64_t v = rt.tp.load(d, Seg::Meta, dir_off(p)) & ~kHomeMarks;
+  uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)) & ~kHomeMarks;
   if (v == 0 && claim) {
     // The slot holds nothing valid (the page is not cached here), so it can
     // be zeroed before it is offered as the home copy.
