@@ -687,6 +687,20 @@ double checksum(const double* a, int n) {
   return s;
 }
 
+// `sweeps` sweeps of rows [r0, r1), from a into b and back, with a Loom
+// barrier after each when `barrier`: the seconds they took.  The result is
+// in a after an even number of sweeps, in b after an odd one.
+double timed_sweeps(double* a, double* b, int n, int r0, int r1, int sweeps, bool barrier) {
+  const double t0 = MPI_Wtime();
+  double *x = a, *y = b;
+  for (int s = 0; s < sweeps; s++) {
+    sweep(x, y, n, r0, r1);
+    if (barrier) OK(loom_barrier());
+    std::swap(x, y);
+  }
+  return MPI_Wtime() - t0;
+}
+
 // The hand-written MPI reference: each rank keeps its rows [r0, r1) and one
 // halo row on each side, and before each sweep exchanges its edge rows with
 // its neighbours (MPI_Sendrecv, as an MPI programmer writes it).  Returns the
@@ -738,16 +752,9 @@ void run_jacobi(const Options& o, Report& rep, int n, int sweeps) {
   // quiet barrier so that the baseline has the machine to itself.
   Summary seq;
   if (me == 0) seq = measure_local(o, [&] {
-    double* a = A.data();
-    double* b = B.data();
-    init_rows(a, b, n, 0, n);
-    double t0 = MPI_Wtime();
-    for (int s = 0; s < sweeps; s++) {
-      sweep(a, b, n, 0, n);
-      std::swap(a, b);
-    }
-    double t = MPI_Wtime() - t0;
-    sum_seq = checksum(a, n);
+    init_rows(A.data(), B.data(), n, 0, n);
+    const double t = timed_sweeps(A.data(), B.data(), n, 0, n, sweeps, false);
+    sum_seq = checksum(sweeps % 2 ? B.data() : A.data(), n);
     return t;
   });
   quiet_barrier();
@@ -788,13 +795,7 @@ void run_jacobi(const Options& o, Report& rep, int n, int sweeps) {
     if (me == 0) {
       one_k = measure_local(ob, [&] {
         init_rows(a1, b1, n, 0, n);
-        double t0 = MPI_Wtime();
-        double *x = a1, *y = b1;
-        for (int s = 0; s < sweeps; s++) {
-          sweep(x, y, n, 0, n);
-          std::swap(x, y);
-        }
-        const double t = MPI_Wtime() - t0;
+        const double t = timed_sweeps(a1, b1, n, 0, n, sweeps, false);
         v1.push_back(t);
         return t;
       });
@@ -816,14 +817,7 @@ void run_jacobi(const Options& o, Report& rep, int n, int sweeps) {
     measure(ob, [&] {
       init_rows(a, b, n, r0, r1);
       OK(loom_barrier());
-      double t0 = MPI_Wtime();
-      double *x = a, *y = b;
-      for (int s = 0; s < sweeps; s++) {
-        sweep(x, y, n, r0, r1);
-        OK(loom_barrier());
-        std::swap(x, y);
-      }
-      return MPI_Wtime() - t0;
+      return timed_sweeps(a, b, n, r0, r1, sweeps, true);
     }, Reduce::Max, &vl);
     // The result, once (every sample computes the same): rank 0 reads the
     // whole grid, which fetched the other ranks' halves in every sample
@@ -897,14 +891,7 @@ void run_migrate(const Options& o, Report& rep, int n, int sweeps) {
           init_rows(a, b, n, r0, r1);
         }
         OK(loom_barrier());
-        double t0 = MPI_Wtime();
-        double *x = a, *y = b;
-        for (int k = 0; k < sweeps; k++) {
-          sweep(x, y, n, r0, r1);
-          OK(loom_barrier());
-          std::swap(x, y);
-        }
-        double t = MPI_Wtime() - t0;
+        const double t = timed_sweeps(a, b, n, r0, r1, sweeps, true);
         OK(loom_free_collective(b));
         OK(loom_free_collective(a));
         return t;
