@@ -108,6 +108,25 @@ if fe and ib and a:
     check(fe["predicted_s"] > a["predicted_s"], "two hosts on Fast Ethernet take longer than one host")
     check(fe["hosts"] == 2 and a["hosts"] == 1, "ranks are placed one a host by default, as asked with --ranks-per-host")
 
+# The barrier prefetch across hosts (on by default where the trace had
+# none): Jacobi reads its neighbour's boundary rows after every barrier,
+# so across hosts they come with the barrier, nearly all of them are read,
+# and the faults that fetched them become traps; on one host nothing is
+# pushed.
+fo = predict(jt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--prefetch", "off")
+check(fo is not None and fo["prefetch"] == "off" and fo["prefetched_pages"] == 0, "--prefetch off pushes nothing")
+if fe and fo and a:
+    check(fe["prefetch"] == "on" and fe["prefetched_pages"] > 0 and fe["prefetched_read"] >= 0.8 * fe["prefetched_pages"]
+          and fe["prefetch_hits"] > 0,
+          f"across hosts the halo comes with the barriers: {fe['prefetched_pages']} pages pushed, "
+          f"{fe['prefetched_read']} read")
+    f_on = max(r["fault_s"] for r in fe["per_rank"])
+    f_off = max(r["fault_s"] for r in fo["per_rank"])
+    check(f_on < 0.5 * f_off, f"faults cost less with the prefetch ({f_on:.4f} s against {f_off:.4f} s)")
+    check(max(r["barrier_s"] for r in fe["per_rank"]) > max(r["barrier_s"] for r in fo["per_rank"]),
+          "and the barriers more (the pages travel in them)")
+    check(a["prefetched_pages"] == 0, "on one host nothing is pushed")
+
 # 4. Locks and topologies: Barnes-Hut at 4 ranks (locks and barriers).
 bt = os.path.join(work, "barnes")
 p = sh([mpiexec, "-n", "4", barnes, "--bodies", "1024", "--steps", "2"], dict(env, LOOM_TRACE=bt, LOOM_MEM_SIZE="256M"))

@@ -281,13 +281,127 @@ def rank_ops(r, compute_from):
     return flat + [tail], (fin[0] - init[0] - init[1]) * 1e-9
 
 
+# ------------------------------------------------------- the barrier prefetch
+
+def config_value(ranks, key, default=""):
+    """A LOOM_* setting of the traced run, from the trace's header."""
+    for line in ranks[0].config.splitlines():
+        if line.startswith(key + "="):
+            return line.split("=", 1)[1].split("#", 1)[0].strip()
+    return default
+
+
+def plan_prefetch(ops, remote, unit, home_of):
+    """What the barrier prefetch (LOOM_PREFETCH=1, HLRC pages homed on
+    another host) would have done in this rank's run: the gap rule of
+    protocol/core.cpp (note_fetched, hot_due, retire_prefetched,
+    make_readable) run over the trace's fetches.  The trace comes from ranks
+    that map each other (no prefetch in it), so every read of a page after
+    it was dropped is a fetch in it.  Returns ({index of a barrier op: {home:
+    pages pushed to this rank in it}}, {index of a fault op whose pages came
+    with the barrier before it}, how many pushed pages were read).  remote(home) says whether a home is on
+    another host in the prediction, home_of(page) its home; unit is
+    LOOM_UNIT_PAGES (a fault's window: the trace gives the faulting page
+    and how many were fetched, and the window is taken as the aligned one
+    that holds it).  Acquires are counted at barriers and locks, as the
+    runtime counts them; pages are assumed to have no valid copy when due
+    (a hot page is one read again after it was dropped)."""
+    fetched_at, gap1, gap2 = {}, {}, {}
+    hot, late, pref = set(), set(), set()
+    acquires = 0
+    pushes, hits = {}, set()
+    used = 0
+
+    def due(q, at):
+        if q not in hot or not fetched_at.get(q):
+            return False
+        lt_ = 1 if q in late else 0
+        if q in pref:
+            if lt_:
+                return False
+            lt_ = 1
+        return at + 1 - fetched_at[q] == gap2.get(q, 0) + lt_
+
+    def forget(q):
+        hot.discard(q)
+        late.discard(q)
+        fetched_at.pop(q, None)
+        gap1.pop(q, None)
+        gap2.pop(q, None)
+
+    for i, o in enumerate(ops):
+        x = o.rec
+        if o.kind == FAULT:
+            home, n = x[6] & 0xffff, x[6] >> 32
+            p = x[5]
+            if n == 0 or not remote(home):
+                continue
+            now = acquires + 1
+            if p in pref:
+                # A prefetched copy read: its window's prefetched pages open
+                # with it, and the gap the prediction used is now the last.
+                hits.add(i)
+                lo = p - p % unit
+                first, end = p, p + 1
+                while first > lo and first - 1 in pref:
+                    first -= 1
+                while end < lo + unit and end in pref:
+                    end += 1
+                used += end - first
+                for q in range(first, end):
+                    pref.discard(q)
+                    late.discard(q)
+                    fetched_at[q] = now
+                    gap1[q], gap2[q] = gap2.get(q, 0), gap1.get(q, 0)
+                continue
+            lo = p - p % unit
+            first = lo if lo + n > p else p + 1 - n
+            for q in range(first, first + n):
+                if q in pref:
+                    continue
+                if fetched_at.get(q) and now > fetched_at[q]:
+                    k = now - fetched_at[q]
+                    g = k if k <= 64 else 0
+                    repeats = g and (g == gap1.get(q, 0) or g == gap2.get(q, 0))
+                    gap2[q], gap1[q] = gap1.get(q, 0), g
+                    if repeats:
+                        hot.add(q)
+                    else:
+                        hot.discard(q)
+                fetched_at[q] = now
+                late.discard(q)
+        elif (o.kind == BARRIER and x[3] != 1) or (o.kind == LOCK and not x[3] & 1):
+            acquires += 1
+            for q in list(pref):
+                # Prefetched and not read: late the first time, then cold.
+                pref.discard(q)
+                if q in hot and q not in late:
+                    late.add(q)
+                else:
+                    forget(q)
+            if o.kind != BARRIER:
+                continue
+            want = sorted(q for q in hot if due(q, acquires))
+            if want:
+                got = defaultdict(int)
+                for q in want:
+                    pref.add(q)
+                    got[home_of(q)] += 1
+                pushes[i] = dict(got)
+    return pushes, hits, used
+
+
 # ---------------------------------------------------------------- the replay
 
-def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
+def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetch="auto"):
     """The replay.  window=(A, B): also the time from leaving full barrier A
     to leaving full barrier B (1 is the first; B <= 0 counts from the last:
     0 is the last), predicted and traced, with its breakdown: a program's
-    timed part, whose first and last barriers these usually are."""
+    timed part, whose first and last barriers these usually are.
+    prefetch: the barrier prefetch of pages homed on other hosts (plan_prefetch)
+    "on", "off", or "auto": on where the traced run had none (its ranks on
+    one host, mapping each other) and asked for none to be off (LOOM_PREFETCH,
+    LOOM_PROTOCOL hlrc)."""
     sg = import_simgrid()
     n = ranks[0].nranks
     hosts = (n + rph - 1) // rph
@@ -321,6 +435,19 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
             elif x[2] == DIFF:
                 page_home.setdefault(x[5], x[6] >> 48)
     page_size = ranks[0].page or 4096
+    if prefetch == "auto":
+        one_host = len({r.host for r in ranks}) == 1 and config_value(ranks, "LOOM_LOCAL_MAP", "1") != "0"
+        prefetch = "on" if (one_host and config_value(ranks, "LOOM_PREFETCH", "1") != "0"
+                            and config_value(ranks, "LOOM_PROTOCOL", "hlrc") == "hlrc") else "off"
+    pushes, hits, used = {}, {}, {}
+    if prefetch == "on":
+        try:
+            unit = max(1, int(config_value(ranks, "LOOM_UNIT_PAGES", "8")))
+        except ValueError:
+            unit = 8
+        for k in ops:
+            pushes[k], hits[k], used[k] = plan_prefetch(ops[k], lambda h, k=k: (h // rph) != (k // rph), unit,
+                                               lambda q: page_home.get(q, 0))
 
     xml = platform_xml(plat, hosts, rph, topology)
     with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
@@ -474,6 +601,21 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
         sec = net if spread else ins
         work(me, max(0.0, float(sec["barrier_us"]) - (float(sec["latency_us"]) if spread else 0.0)), "barrier")
 
+    def pushed(me, got):
+        """The barrier's page push (protocol/core.cpp): asked for before the
+        agreement, the pages come from each home once it is complete, one
+        message a home, all at once."""
+        comms = [(h, n * page_size) for h, n in got.items() if host_of(h) != host_of(me)]
+        if not comms:
+            return
+        flush(me)
+        t = e.clock
+        sg.this_actor.sleep_for(max(sw(s) for _, s in comms))
+        acts = [sg.Comm.sendto_async(hobj[host_of(h)], hobj[host_of(me)], s) for h, s in comms]
+        sg.Comm.wait_all(acts)
+        acct[me]["barrier"] += e.clock - t
+        work(me, sum(s for _, s in comms) / memcpy, "barrier")  # the pages into their slots
+
     note = lt.Progress("loom predict")
     first = min(ops) if ops else 0
 
@@ -490,7 +632,11 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
             x = o.rec
             if o.kind == FAULT:
                 home, fetched = x[6] & 0xffff, x[6] >> 32
-                if fetched == 0 and home == me and homes_mode:
+                if i in hits.get(me, ()):
+                    # Its pages came with the last barrier: the trap that
+                    # opens the prefetched copies.
+                    work(me, float(node["trap_us"]), "fault")
+                elif fetched == 0 and home == me and homes_mode:
                     pass
                 elif fetched == 0:
                     work(me, float(node["trap_us"]) + (page_size / memcpy if x[3] & 1 and home != me else 0), "fault")
@@ -514,6 +660,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
                 release(me, o, "barrier")
                 if not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
                     barrier(me)
+                    if i in pushes.get(me, {}):
+                        pushed(me, pushes[me][i])
                     acquire(me, o, "barrier")
                     if o.kind == BARRIER:
                         full += 1
@@ -574,7 +722,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
                            "does not close)")
     out = {"ranks": n, "hosts": hosts, "ranks_per_host": rph, "topology": topology or "star",
            "platform": plat.get("names", []), "borrowed": plat.get("borrowed", []), "compute_from": compute_from,
-           "compute_scale": scale, "per_rank": []}
+           "compute_scale": scale, "prefetch": prefetch,
+           "prefetched_pages": sum(sum(n for g in pushes[k].values() for n in g.values()) for k in pushes),
+           "prefetch_hits": sum(len(hits[k]) for k in hits), "prefetched_read": sum(used.values()), "per_rank": []}
     for k in sorted(ops):
         a = acct[k]
         row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k]}
@@ -602,7 +752,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None):
 def print_prediction(p):
     print(f"predicted: {p['ranks']} ranks on {p['hosts']} hosts ({p['ranks_per_host']} a host), topology "
           f"{p['topology']}, platform {' + '.join(p['platform'])}; compute spans from {p['compute_from']} time, "
-          f"x {p['compute_scale']:.3f}")
+          f"x {p['compute_scale']:.3f}; barrier prefetch {p.get('prefetch', 'off')}"
+          + (f" ({p['prefetched_pages']} pages pushed, {p['prefetched_read']} of them read, opened by {p['prefetch_hits']} faults)" if p.get("prefetch") == "on" else ""))
     print(f"{'rank':>5} {'predicted s':>12} {'traced s':>9} " + " ".join(f"{c:>9}" for c in CATEGORIES))
     for r in p["per_rank"]:
         print(f"{r['rank']:>5} {r['predicted_s']:>12.4f} {r['traced_s']:>9.4f} " +
@@ -656,7 +807,7 @@ def main(a):
             except (ValueError, AssertionError):
                 print(f"loom predict: --window {a.window}: expected A:B, barrier numbers (B <= 0 counts from the last)", file=sys.stderr)
                 return 2
-        p = predict(ranks, plat, rph, a.topology, a.compute, window)
+        p = predict(ranks, plat, rph, a.topology, a.compute, window, getattr(a, "prefetch", "auto"))
     except (ValueError, RuntimeError) as ex:
         print(f"loom predict: {ex}", file=sys.stderr)
         return 2
