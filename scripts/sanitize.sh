@@ -7,8 +7,9 @@
 #            mr_protocols, mr_alloc at 2 and 3 ranks on every transport (map,
 #            mpi, async, auto), default protocol; mt_threads (threads of a
 #            rank) at 1x3 and 2x2 on each; the programs written for workers
-#            (coherence, locks, atomics, typed atomics, trylock, fences) at 2x2 mapped and
-#            auto; mt_doom (a fault's get without the rank lock against a
+#            (coherence, locks, atomics, typed atomics, trylock, fences,
+#            prefetch, protocols, small blocks, split and subset barriers)
+#            at 2x2 mapped and auto, where they have those entries; mt_doom (a fault's get without the rank lock against a
 #            sibling's acquire) and mt_intercept (threads handing Loom
 #            memory to MPI and I/O at once) at 2x2 mapped; mr_share,
 #            mr_hostlock, mr_coherence, mr_locks and mr_stress with pages
@@ -37,8 +38,8 @@ kinds=("$@")
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 core="mr_coherence|mr_locks|mr_kept|mr_prefetch|mr_atomics|mr_atomics_typed|mr_protocols|mr_alloc|mr_alloc_small|mr_fences|mr_migrate|mr_adapt|mr_exact"
-mt="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_trylock|mr_fences|mr_prefetch"
-targets=(mr_share mr_hostlock mr_stress mt_threads mt_doom mt_intercept mr_trylock mr_kept mr_prefetch mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt mr_exact spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
+mt="mr_coherence|mr_locks|mr_atomics|mr_atomics_typed|mr_trylock|mr_fences|mr_prefetch|mr_protocols|mr_alloc_small|mr_barriers"
+targets=(mr_share mr_hostlock mr_stress mr_barriers mt_threads mt_doom mt_intercept mr_trylock mr_kept mr_prefetch mr_coherence mr_locks mr_atomics mr_atomics_typed mr_protocols mr_alloc mr_alloc_small mr_fences mr_migrate mr_adapt mr_exact spawn_start spawn_setup fuzz_diff fuzz_config sanitizer_canary)
 
 for kind in "${kinds[@]}"; do
   case "$kind" in
