@@ -85,30 +85,54 @@ std::string quote(const std::string& v) {
 // The program's own computation as this platform runs it: every rank sweeps
 // a private 5-point stencil at once (memory-bound, like most of the
 // suite), with Loom started (its helper threads and the MPI library's as
-// a program has them), between Loom barriers.  Milliseconds per sample,
-// the slowest rank's.  The model scales a trace's computation by the
-// ratio of this figure between the platform it predicts and the one the
-// trace ran on: what sharing cores and memory with Loom's and MPI's
-// threads costs the computation there.
-Summary compute_kernel(const Options& o) {
+// a program has them), between Loom barriers; and the same with Loom not
+// started, between MPI barriers, before and after (`bare`: the mean of
+// the two medians).  Milliseconds per sample, the slowest rank's.  The
+// model scales a trace's computation by how much more running Loom costs
+// the computation on the platform it predicts than on the one the trace
+// ran on (kernel / bare there over kernel / bare here): a ratio measured
+// within one calibration, minutes apart, where the kernel alone moved by
+// up to 1.6x between calibrations on this shared machine.
+double stencil(std::vector<double>& a, std::vector<double>& b, int n, int sweeps) {
+  double t0 = MPI_Wtime();
+  for (int k = 0; k < sweeps; k++) {
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        b[(size_t)i * n + j] = 0.25 * (a[(size_t)(i - 1) * n + j] + a[(size_t)(i + 1) * n + j] +
+                                       a[(size_t)i * n + j - 1] + a[(size_t)i * n + j + 1]);
+    std::swap(a, b);
+  }
+  return (MPI_Wtime() - t0) * 1e3;
+}
+
+Summary compute_kernel(const Options& o, Summary* bare) {
   const int n = o.tiny ? 256 : 1024, sweeps = o.tiny ? 2 : 8;
   std::vector<double> a((size_t)n * n, 1.0), b((size_t)n * n, 0.0);
+  auto alone = [&] {
+    return measure(o, [&] {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t = stencil(a, b, n, sweeps);
+      MPI_Barrier(MPI_COMM_WORLD);
+      return t;
+    });
+  };
+  Summary before = alone();
   loom_start();
   Summary s = measure(o, [&] {
     OK(loom_barrier());
-    double t0 = MPI_Wtime();
-    for (int k = 0; k < sweeps; k++) {
-      for (int i = 1; i < n - 1; i++)
-        for (int j = 1; j < n - 1; j++)
-          b[(size_t)i * n + j] = 0.25 * (a[(size_t)(i - 1) * n + j] + a[(size_t)(i + 1) * n + j] +
-                                         a[(size_t)i * n + j - 1] + a[(size_t)i * n + j + 1]);
-      std::swap(a, b);
-    }
-    double t = (MPI_Wtime() - t0) * 1e3;
+    double t = stencil(a, b, n, sweeps);
     OK(loom_barrier());
     return t;
   });
   loom_stop(nullptr);
+  Summary after = alone();
+  *bare = before;
+  bare->median = 0.5 * (before.median + after.median);
+  bare->lo = std::min(before.lo, after.lo);
+  bare->hi = std::max(before.hi, after.hi);
+  bare->min = std::min(before.min, after.min);
+  bare->max = std::max(before.max, after.max);
+  bare->converged = before.converged && after.converged;
   return s;
 }
 
@@ -136,7 +160,10 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
   run_lock(o, rep);
   run_barrier_dirty(o, rep);
   run_remote_rw(o, rep);
-  rep.add(Result{"compute_kernel", {{"ranks", (double)nranks()}}, "ms", compute_kernel(o), {}, {}, {}});
+  Summary bare;
+  const Summary kernel = compute_kernel(o, &bare);
+  rep.add(Result{"compute_kernel", {{"ranks", (double)nranks()}}, "ms", kernel, {}, {}, {}});
+  rep.add(Result{"compute_kernel_bare", {{"ranks", (double)nranks()}}, "ms", bare, {}, {}, {}});
   if (rank() != 0) return;
 
   double big = 0, bigbi = 0;
@@ -224,6 +251,7 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
                                   {"lock_us", num(lock)},
                                   {"barrier_us", num(barrier2)},
                                   {"compute_kernel_ms", num(find(rep, "compute_kernel"))},
+                                  {"compute_kernel_bare_ms", num(find(rep, "compute_kernel_bare"))},
                                   {"measured", measured}},
                                  "  ");
   const std::string node = object({{"cpu_speed", "1"},

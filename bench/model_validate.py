@@ -3,8 +3,10 @@
 
   bench/model_validate.py --config NAME --platform P.json [--platform Q.json] [--hosts H]
                           [--apps sor,lu,...] [--reps R] [--size paper|test]
-                          [--traces DIR] [--json OUT] [--repredict]
+                          [--traces DIR] [--json OUT] [--repredict] [--prefetch auto|on|off]
   bench/model_validate.py --table OUT.json     (the residuals as a Markdown table)
+  bench/model_validate.py --parts OUT.json [OTHER.json]
+                          (Loom's fault and barrier time, measured and predicted)
 
 For every program: one traced run on one host with 2 ranks (LOOM_TRACE,
 kept in --traces and reused by later configurations), R untraced runs of
@@ -77,9 +79,44 @@ def table(path):
         for c in cfgs) + " |")
 
 
+def parts(path, other=None):
+    """Loom's own time, apart from the computation: the measured run's
+    fault and barrier seconds (the run nearest the median, slowest rank)
+    beside the prediction's (its slowest rank), and beside a second file's prediction of the
+    same runs (e.g. --repredict --prefetch off), as Markdown."""
+    with open(path) as f:
+        d = json.load(f)
+    o = None
+    if other:
+        with open(other) as f:
+            o = json.load(f)
+    head = "| config | program | measured fault / barrier s | predicted | error of fault + barrier |"
+    if o:
+        head += f" predicted ({os.path.basename(other)}) | error |"
+    print(head)
+    print("|---" * (head.count("|") - 1) + "|")
+    for c, cfg in d["configs"].items():
+        for r in cfg["rows"]:
+            m = r.get("measured_breakdown_s")
+            if not m:
+                continue
+            mf, mb = m.get("fault", 0.0), m.get("barrier", 0.0)
+            p = r.get("breakdown_slowest_s", r["breakdown_s"])
+            err = lambda q: f"{100 * ((q['fault'] + q['barrier']) / (mf + mb) - 1):+.0f}%" if mf + mb > 0 else "-"
+            line = f"| {c} | {r['app']} | {mf:.3f} / {mb:.3f} | {p['fault']:.3f} / {p['barrier']:.3f} | {err(p)} |"
+            if o:
+                q = next((x for x in o["configs"].get(c, {}).get("rows", []) if x["app"] == r["app"]), None)
+                qb = None if q is None else q.get("breakdown_slowest_s", q["breakdown_s"])
+                line += " - | - |" if qb is None else f" {qb['fault']:.3f} / {qb['barrier']:.3f} | {err(qb)} |"
+            print(line)
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--table":
         table(sys.argv[2])
+        return 0
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--parts":
+        parts(sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else None)
         return 0
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", required=True, help="this configuration's name in the table, e.g. h2r1_1gbit")
@@ -93,6 +130,8 @@ def main():
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     ap.add_argument("--mpiexec", default=os.path.join(ROOT, ".venv", "bin", "mpiexec"))
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--prefetch", choices=["auto", "on", "off"], default="auto",
+                    help="loom predict --prefetch: the barrier prefetch across hosts in the replay")
     ap.add_argument("--repredict", action="store_true",
                     help="run no program: predict again from the kept traces for the measured times --json holds")
     a = ap.parse_args()
@@ -102,10 +141,12 @@ def main():
         sys.exit("model_validate: " + "; ".join(errs))
     ranks = 2
     rows = []
-    kept = {}
+    kept, kept_bd = {}, {}
     if a.repredict:
         with open(a.json) as f:
-            kept = {r["app"]: r["measured_runs_s"] for r in json.load(f)["configs"][a.config]["rows"]}
+            old_rows = json.load(f)["configs"][a.config]["rows"]
+        kept = {r["app"]: r["measured_runs_s"] for r in old_rows}
+        kept_bd = {r["app"]: r["measured_breakdown_s"] for r in old_rows if "measured_breakdown_s" in r}
     for app in a.apps.split(","):
         if a.repredict and app not in kept:
             continue
@@ -114,6 +155,11 @@ def main():
         trace = os.path.join(a.traces, f"{app}_{a.size}_np{ranks}")
         env = dict(os.environ)
         env.pop("LOOM_TRACE", None)
+        # Ranks of one host run the coherence protocol, as the traced runs
+        # do (a trace turns LOOM_HOST_SHARE off) and as the model replays
+        # it, not the pages shared from their homes that are the one-host
+        # default since the trace was designed.
+        env.setdefault("LOOM_HOST_SHARE", "0")
         if not a.repredict and not os.path.exists(os.path.join(trace, "rank0.lt")):
             # Three traced runs after an untraced one (the first run of a
             # program is slower: cold caches); the run of median wall time
@@ -152,7 +198,7 @@ def main():
             continue
         # One prediction a process: SimGrid's engine is one per process.
         cmd = [sys.executable, os.path.join(ROOT, "tools", "loom"), "predict", trace, "--json",
-               "--ranks-per-host", str(ranks // a.hosts if a.hosts > 1 else ranks)]
+               "--ranks-per-host", str(ranks // a.hosts if a.hosts > 1 else ranks), "--prefetch", a.prefetch]
         for x in a.platform:
             cmd += ["--platform", x]
         pr = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
@@ -164,6 +210,12 @@ def main():
         row = {"app": app, "config": a.config, "measured_s": m, "measured_runs_s": walls,
                "predicted_s": p["predicted_s"], "traced_s": p["traced_s"], "error": p["predicted_s"] / m - 1,
                "breakdown_s": {c: max(r[c + "_s"] for r in p["per_rank"]) for c in loom_model.CATEGORIES}}
+        # The slowest rank's own (as the measured breakdown is): the others
+        # wait for it in barriers.
+        slow = max(p["per_rank"], key=lambda r: r["predicted_s"])
+        row["breakdown_slowest_s"] = {c: slow[c + "_s"] for c in loom_model.CATEGORIES}
+        if app in kept_bd:
+            row["measured_breakdown_s"] = kept_bd[app]
         if measured_bd:
             # The breakdown of the run nearest the median.
             row["measured_breakdown_s"] = measured_bd[min(range(len(walls) - len(measured_bd), len(walls)),

@@ -62,6 +62,8 @@ check(d.get("format") == "loom-platform 1" and "between_hosts" not in d, "two ra
 check(all(isinstance(ins.get(k), (int, float)) and ins[k] > 0 for k in ("latency_us", "bandwidth_MBps", "barrier_us"))
       and ins.get("fetch_overhead_us", -1) >= 0 and d["node"]["trap_us"] > 0 and d["node"]["memcpy_MBps"] > 0,
       "its latency, bandwidth, barrier, fetch overhead, trap and memcpy are measured")
+check(ins.get("compute_kernel_ms", 0) > 0 and ins.get("compute_kernel_bare_ms", 0) > 0,
+      "the computation kernel is timed with Loom running and without it")
 p = sh([sys.executable, TOOL, "platform", plat])
 check(p.returncode == 0, "loom platform accepts it")
 

@@ -66,7 +66,8 @@ REQUIRED = {
 
 # Loom's software costs around a network's messages, which a network file
 # does not know.
-LOOM_COSTS = ("fetch_overhead_us", "fetch_extra_page_us", "lock_us", "barrier_us", "compute_kernel_ms")
+LOOM_COSTS = ("fetch_overhead_us", "fetch_extra_page_us", "lock_us", "barrier_us", "compute_kernel_ms",
+              "compute_kernel_bare_ms")
 
 
 def merge(a, b):
@@ -97,7 +98,10 @@ def load_platform(paths):
     # fetch's handler and wait, the barrier's and lock's software.
     bh, ih = plat.get("between_hosts"), plat.get("inside_host")
     if bh is not None and ih is not None:
+        kernel_own = "compute_kernel_ms" in bh
         for k in LOOM_COSTS:
+            if k == "compute_kernel_bare_ms" and kernel_own:
+                continue  # (a kernel's time and its time without Loom come from one calibration)
             if k not in bh and k in ih:
                 bh[k] = ih[k]
                 plat.setdefault("borrowed", []).append(f"between_hosts.{k} from inside_host")
@@ -467,15 +471,28 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     host_of = lambda k: k // rph
     hobj = [e.host_by_name(f"node-{h}") for h in range(hosts)]
     # The computation: the trace's spans, at the node's CPU speed, and
-    # scaled by how fast the calibration kernel ran on the platform
-    # predicted against the one the trace ran on (ranks of one host or
-    # across hosts): what sharing cores and memory with Loom's and MPI's
-    # threads costs there.
+    # scaled by what running Loom costs the calibration kernel on the
+    # platform predicted against the one the trace ran on (ranks of one
+    # host or across hosts): what sharing cores and memory with Loom's and
+    # MPI's threads costs there.  Where both calibrations timed the kernel
+    # without Loom too, the ratio of the two slowdowns (each measured
+    # within one calibration run); else the ratio of the kernel's times,
+    # which carries the machine's drift between the calibrations.
     traced_sec = plat.get("inside_host") if len({r.host for r in ranks}) == 1 else plat.get("between_hosts")
     target_sec = ins if rph >= n else net
-    k_t = (traced_sec or {}).get("compute_kernel_ms")
-    k_p = (target_sec or {}).get("compute_kernel_ms")
-    scale = float(k_p) / float(k_t) if k_t and k_p else 1.0
+
+    def slowdown(sec, bare=True):
+        k, b = (sec or {}).get("compute_kernel_ms"), (sec or {}).get("compute_kernel_bare_ms")
+        if not k:
+            return None
+        return float(k) / float(b) if bare and b else (None if bare else float(k))
+
+    s_t, s_p = slowdown(traced_sec), slowdown(target_sec)
+    if s_t and s_p:
+        scale = s_p / s_t
+    else:
+        k_t, k_p = slowdown(traced_sec, False), slowdown(target_sec, False)
+        scale = k_p / k_t if k_t and k_p else 1.0
     locks = defaultdict(lambda: {"holder": None, "queue": deque()})
     # Locks only one rank ever takes cannot be contended: theirs is local work.
     takers = defaultdict(set)
