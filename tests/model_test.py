@@ -94,6 +94,18 @@ if a and b and w:
 wi = predict(jt, "--platform", plat, "--ranks-per-host", "2", "--window", "1:0")
 check(wi is not None and 0 < wi["predicted_window_s"] < wi["predicted_s"] and wi["traced_window_s"] > 0,
       "--window 1:0: the time from the first barrier to the last, predicted and traced")
+# Several windows from one replay (a program's phases): consecutive ones
+# add up to the window that spans them, and each has its breakdown.
+mw = predict(jt, "--platform", plat, "--ranks-per-host", "2", "--window", "1:3,1:2,2:3")
+if mw:
+    ws = mw.get("windows", [])
+    check(len(ws) == 3 and all(w["predicted_s"] > 0 and len(w["per_rank"]) == 2 for w in ws)
+          and abs(ws[1]["predicted_s"] + ws[2]["predicted_s"] - ws[0]["predicted_s"]) < 1e-9
+          and abs(ws[1]["traced_s"] + ws[2]["traced_s"] - ws[0]["traced_s"]) < 1e-9
+          and abs(ws[0]["predicted_s"] - mw["predicted_window_s"]) < 1e-12,
+          "--window 1:3,1:2,2:3: three windows from one replay, 1:2 and 2:3 adding up to 1:3")
+else:
+    check(False, "--window with several windows replays")
 p = sh([sys.executable, TOOL, "predict", jt, "--platform", plat, "--window", "5:3"])
 check(p.returncode == 2 and "full barriers" in p.stderr, "a window that is no range of barriers is refused")
 

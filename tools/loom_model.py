@@ -1,7 +1,7 @@
 """`loom predict`: the performance model (docs/MODEL.md).
 
   predict DIR --platform P.json [--platform Q.json ...] [--hosts H | --ranks-per-host R]
-          [--topology star|ring|torus:AxB[xC]|fattree:SPEC] [--compute cpu|wall] [--window A:B] [--json]
+          [--topology star|ring|torus:AxB[xC]|fattree:SPEC] [--compute cpu|wall] [--window A:B[,C:D...]] [--json]
       replay the trace a run with LOOM_TRACE=DIR wrote on a platform, with
       SimGrid: per rank the predicted time and where it goes (the
       breakdown LOOM_STATS gives), for the ranks placed R to a host.
@@ -401,7 +401,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     """The replay.  window=(A, B): also the time from leaving full barrier A
     to leaving full barrier B (1 is the first; B <= 0 counts from the last:
     0 is the last), predicted and traced, with its breakdown: a program's
-    timed part, whose first and last barriers these usually are.
+    timed part, whose first and last barriers these usually are.  A list
+    of such pairs: each of them ("windows" in the result; the first also
+    as before), e.g. a program's phases, step by step.
     prefetch: the barrier prefetch of pages homed on other hosts (plan_prefetch)
     "on", "off", or "auto": on where the traced run had none (its ranks on
     one host, mapping each other) and asked for none to be off (LOOM_PREFETCH,
@@ -424,12 +426,15 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     if len(bars) != 1:
         raise ValueError("the ranks took different numbers of barriers (barriers of a subset are not modelled)")
     nbars = bars.pop()
-    if window:
-        wa, wb = window
+    wins = [] if not window else [window] if isinstance(window[0], int) else list(window)
+    for j, (wa, wb) in enumerate(wins):
+        w0 = (wa, wb)
         wb = nbars + wb if wb <= 0 else wb
         if not 1 <= wa < wb <= nbars:
-            raise ValueError(f"window {window[0]}:{window[1]}: the run has {nbars} full barriers (A < B, 1-based; B <= 0 counts from the last)")
-        window = (wa, wb)
+            raise ValueError(f"window {w0[0]}:{w0[1]}: the run has {nbars} full barriers (A < B, 1-based; B <= 0 counts from the last)")
+        wins[j] = (wa, wb)
+    window = wins[0] if wins else None
+    marked = {i for w in wins for i in w}
     marks = defaultdict(dict)
     page_home = {}
     for r in ranks:
@@ -682,7 +687,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                     acquire(me, o, "barrier")
                     if o.kind == BARRIER:
                         full += 1
-                        if window and full in window:
+                        if full in marked:
                             flush(me)
                             marks[me][full] = (e.clock, dict(a))
             elif o.kind == LOCK:
@@ -763,6 +768,15 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         for row in out["per_rank"]:
             k = row["rank"]
             row["window"] = {c + "_s": marks[k][wb][1].get(c, 0.0) - marks[k][wa][1].get(c, 0.0) for c in CATEGORIES}
+    if len(wins) > 1:
+        got = {r.rank: [x for x in r.recs if x[2] == BARRIER and x[3] != 1 and x[4] == 0] for r in ranks}
+        left = lambda i: max(r.to_global(got[r.rank][i - 1][0] + got[r.rank][i - 1][1]) for r in ranks)
+        out["windows"] = [{"window": [wa, wb],
+                           "predicted_s": max(marks[k][wb][0] for k in ops) - max(marks[k][wa][0] for k in ops),
+                           "traced_s": (left(wb) - left(wa)) * 1e-9,
+                           "per_rank": [{"rank": k, **{c + "_s": marks[k][wb][1].get(c, 0.0) - marks[k][wa][1].get(c, 0.0)
+                                                       for c in CATEGORIES}} for k in sorted(ops)]}
+                          for wa, wb in wins]
     return out
 
 
@@ -780,6 +794,11 @@ def print_prediction(p):
         wa, wb = p["window"]
         slow = min(p["per_rank"], key=lambda r: r["window"]["barrier_s"])["window"]
         print(f"  barrier {wa} to barrier {wb}: {p['predicted_window_s']:.4f} s predicted (traced {p['traced_window_s']:.4f} s); "
+              "the rank the others wait for: " + ", ".join(f"{c} {slow[c + '_s']:.4f}" for c in CATEGORIES if slow[c + "_s"] > 0))
+    for w in p.get("windows", [])[1:]:
+        wa, wb = w["window"]
+        slow = min(w["per_rank"], key=lambda r: r["barrier_s"])
+        print(f"  barrier {wa} to barrier {wb}: {w['predicted_s']:.4f} s predicted (traced {w['traced_s']:.4f} s); "
               "the rank the others wait for: " + ", ".join(f"{c} {slow[c + '_s']:.4f}" for c in CATEGORIES if slow[c + "_s"] > 0))
 
 
@@ -819,11 +838,13 @@ def main(a):
         window = None
         if a.window:
             try:
-                window = tuple(int(x) for x in a.window.split(":"))
-                assert len(window) == 2
+                window = [tuple(int(x) for x in w.split(":")) for w in a.window.split(",")]
+                assert all(len(w) == 2 for w in window)
             except (ValueError, AssertionError):
-                print(f"loom predict: --window {a.window}: expected A:B, barrier numbers (B <= 0 counts from the last)", file=sys.stderr)
+                print(f"loom predict: --window {a.window}: expected A:B[,C:D...], barrier numbers (B <= 0 counts from the last)",
+                      file=sys.stderr)
                 return 2
+            window = window[0] if len(window) == 1 else window
         p = predict(ranks, plat, rph, a.topology, a.compute, window, getattr(a, "prefetch", "auto"))
     except (ValueError, RuntimeError) as ex:
         print(f"loom predict: {ex}", file=sys.stderr)
