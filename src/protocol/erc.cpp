@@ -49,6 +49,7 @@ void before_fetch(int h, uint64_t first, uint64_t n) {
   bool told = false;
   for (uint64_t i = 0; i < n; i++) {
     uint8_t& f = rt.pages.flags[first + i];
+    f &= (uint8_t)~kInstalled;  // a new copy (refreshed() marks it again when a notice installs it)
     if (old[i] & bit_in_plane(h, my_plane())) {
       f |= kUntracked;
       notice_queue(h, first + i, kNoticeJoined);
@@ -139,11 +140,19 @@ void release(const std::vector<uint32_t>& written) {
 }
 
 // Copies stay until a notice says otherwise, except those fetched while the
-// home wrote untrapped.
+// home wrote untrapped: dropped, or refreshed once more when a notice
+// installed or refreshed them (see refreshed()).
 void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
   for (uint32_t p : cached) {
-    if (rt.pages.flags[p] & kUntracked) out->drop.push_back(p);
-    else out->keep.push_back(p);
+    uint8_t& f = rt.pages.flags[p];
+    if (!(f & kUntracked)) {
+      out->keep.push_back(p);
+    } else if (rt.pages.state[p] != kRW && (f & kInstalled)) {
+      f &= (uint8_t)~kInstalled;
+      out->refresh.push_back(p);
+    } else {
+      out->drop.push_back(p);
+    }
   }
 }
 
@@ -166,7 +175,18 @@ void check_page([[maybe_unused]] uint64_t p) {
                         (rt.pages.flags[p] & (kHomeDirty | kUntracked)));
 }
 
-void refreshed(uint64_t, bool) {}
+// A notice may have been read at an acquire that raced ahead of the
+// sender's release (the sender left the barrier first and released before
+// this rank's acquire read its ring): the acquire the notice was meant for
+// is then the next one, which must not drop the copy it brought, as it
+// drops every copy fetched while the home wrote untrapped (loom_update's
+// home pages go untracked at the very release that sends the installs).
+// So that acquire refreshes such a copy instead, once (as HLRC does): a get
+// at the acquire is as current as a fetch after it, and the copy, still
+// marked untracked, is dropped by the acquire after.
+void refreshed(uint64_t p, bool by_notice) {
+  if (by_notice) rt.pages.flags[p] |= kInstalled;
+}
 void before_write(uint64_t, int*) {}
 void before_atomic(uint64_t, int*) {}  // the holders hear of the atomic from after_atomic
 

@@ -34,7 +34,8 @@ enum PageFlag : uint8_t {
   kListed = 8,        // on the cached list
   kSingle = 16,       // in a block from loom_alloc (may be freed by any rank)
   kHomeDirty = 32,    // ERC: a home page written since the last release (on ErcState::home_dirty)
-  kInstalled = 64,    // HLRC: a copy a notice brought up to date (refreshed, not dropped, by the next acquire)
+  kInstalled = 64,    // a copy a notice brought up to date (HLRC, ERC's untracked copies: refreshed, not
+                      // dropped, by the next acquire)
   // ERC: on a home page, "nobody else holds it: the home writes it
   // untrapped" (its own bit set in the copy-set); on another rank's copy,
   // "fetched while its home wrote untrapped: drop it at every acquire".
