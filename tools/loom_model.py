@@ -486,17 +486,15 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     traced_sec = plat.get("inside_host") if len({r.host for r in ranks}) == 1 else plat.get("between_hosts")
     target_sec = ins if rph >= n else net
 
-    def slowdown(sec, bare=True):
-        k, b = (sec or {}).get("compute_kernel_ms"), (sec or {}).get("compute_kernel_bare_ms")
-        if not k:
-            return None
-        return float(k) / float(b) if bare and b else (None if bare else float(k))
+    def kernel(sec, key):
+        v = (sec or {}).get(key)
+        return float(v) if v else None
 
-    s_t, s_p = slowdown(traced_sec), slowdown(target_sec)
-    if s_t and s_p:
-        scale = s_p / s_t
+    k_t, k_p = kernel(traced_sec, "compute_kernel_ms"), kernel(target_sec, "compute_kernel_ms")
+    b_t, b_p = kernel(traced_sec, "compute_kernel_bare_ms"), kernel(target_sec, "compute_kernel_bare_ms")
+    if k_t and k_p and b_t and b_p:
+        scale = (k_p / b_p) / (k_t / b_t)
     else:
-        k_t, k_p = slowdown(traced_sec, False), slowdown(target_sec, False)
         scale = k_p / k_t if k_t and k_p else 1.0
     locks = defaultdict(lambda: {"holder": None, "queue": deque()})
     # Locks only one rank ever takes cannot be contended: theirs is local work.
