@@ -44,6 +44,8 @@ def main():
                          "setting up, and validate between their last two; '' for the whole run)")
     ap.add_argument("--phase", action="append", default=[],
                     help="APP:NAME=A:B[,C:D...]: a phase of APP, the full barriers around each of its steps")
+    ap.add_argument("--reuse", choices=["on", "off"], default="on",
+                    help="loom predict --reuse: off simulates every barrier's push, also those that repeat one")
     ap.add_argument("--json", default="")
     ap.add_argument("--timeout", type=int, default=3600)
     a = ap.parse_args()
@@ -72,7 +74,8 @@ def main():
                 if not ok:
                     continue
             for topo in a.topologies.split(","):
-                cmd = [sys.executable, os.path.join(ROOT, "tools", "loom"), "predict", trace, "--json", "--topology", topo]
+                cmd = [sys.executable, os.path.join(ROOT, "tools", "loom"), "predict", trace, "--json", "--topology", topo,
+                       "--reuse", a.reuse]
                 wins = ([a.window] if a.window else []) + [f"{w[0]}:{w[1]}" for _, ws in phases.get(app, []) for w in ws]
                 if wins:
                     cmd += ["--window", ",".join(wins)]
@@ -99,7 +102,8 @@ def main():
                 base.setdefault(topo, t if n == 1 else None)
                 row = {"app": app, "ranks": n, "topology": topo, "predicted_s": t, "traced_s": traced, "window": a.window,
                        "speedup": base[topo] / t if base.get(topo) else None, "breakdown_s": bd,
-                       "share": {c: bd[c] / tot for c in CATS}, "replay_s": replay}
+                       "share": {c: bd[c] / tot for c in CATS}, "replay_s": replay,
+                       "pushes_timed": r.get("pushes_timed"), "pushes_reused": r.get("pushes_reused")}
                 # The phases: each window's rank the others wait for, summed.
                 allw = r.get("windows") or ([{"predicted_s": r.get("predicted_window_s"), "per_rank": [
                     dict(rank=x["rank"], **x["window"]) for x in r["per_rank"]]}] if "window" in r else [])

@@ -140,6 +140,20 @@ if fe and fo and a:
     check(max(r["barrier_s"] for r in fe["per_rank"]) > max(r["barrier_s"] for r in fo["per_rank"]),
           "and the barriers more (the pages travel in them)")
     check(a["prefetched_pages"] == 0, "on one host nothing is pushed")
+# A push that repeats one SimGrid has timed (Jacobi's halo: the same pages
+# every barrier) takes the times it took; simulating every one gives the
+# same prediction.
+ro = predict(jt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--reuse", "off")
+check(ro is not None, "--reuse off replays")
+if fe and ro:
+    check(0 < fe["pushes_timed"] < fe["pushes_reused"] and ro["pushes_reused"] == 0
+          and ro["pushes_timed"] == fe["pushes_timed"] + fe["pushes_reused"],
+          f"repeated pushes are reused ({fe['pushes_timed']} simulated, {fe['pushes_reused']} reused; "
+          f"{ro['pushes_timed']} simulated with --reuse off)")
+    check(abs(fe["predicted_s"] - ro["predicted_s"]) <= 0.01 * ro["predicted_s"]
+          and all(abs(x["barrier_s"] - y["barrier_s"]) <= 0.01 * y["barrier_s"] + 1e-6
+                  for x, y in zip(fe["per_rank"], ro["per_rank"])),
+          f"and predict what simulating each predicts ({fe['predicted_s']:.5f} s against {ro['predicted_s']:.5f} s)")
 
 # 4. Locks and topologies: Barnes-Hut at 4 ranks (locks and barriers).
 bt = os.path.join(work, "barnes")
