@@ -273,15 +273,33 @@ def rank_ops(r, compute_from):
     samples = sorted((x[0], x[5]) for x in recs if x[2] == CPU)
     prev = init[0] + init[1]
     tail = Op(-1, fin)
+    cpu = compute_from == "cpu" and len(samples) >= 2
+    if cpu:
+        # lt.cpu_at, inlined (a replay at 64 ranks calls it millions of times).
+        ts = [t for t, _ in samples]
+        cs = [c for _, c in samples]
+        last = len(ts)
+        bl = bisect.bisect_left
+
+        def at(t):
+            i = bl(ts, t)
+            if i == 0:
+                return cs[0] * t / ts[0] if ts[0] else cs[0]
+            if i == last:
+                return cs[-1]
+            t0, t1 = ts[i - 1], ts[i]
+            return cs[i - 1] + (cs[i] - cs[i - 1]) * (t - t0) / (t1 - t0) if t1 > t0 else cs[i]
     for o in flat + [tail]:
-        gap = max(0, o.t0 - prev)
-        c = gap
-        if compute_from == "cpu" and len(samples) >= 2:
-            a, b = lt.cpu_at(samples, prev), lt.cpu_at(samples, o.t0)
-            if a is not None and b is not None:
-                c = min(gap, max(0.0, b - a))
-        o.compute, o.wall = c * 1e-9, gap * 1e-9
-        prev = max(prev, o.end)
+        gap = o.t0 - prev
+        if gap <= 0:
+            o.compute = o.wall = 0.0
+        else:
+            c = gap
+            if cpu:
+                c = min(gap, max(0.0, at(o.t0) - at(prev)))
+            o.compute, o.wall = c * 1e-9, gap * 1e-9
+        if o.end > prev:
+            prev = o.end
     return flat + [tail], (fin[0] - init[0] - init[1]) * 1e-9
 
 
@@ -315,16 +333,6 @@ def plan_prefetch(ops, remote, unit, home_of):
     acquires = 0
     pushes, hits = {}, set()
     used = 0
-
-    def due(q, at):
-        if q not in hot or not fetched_at.get(q):
-            return False
-        lt_ = 1 if q in late else 0
-        if q in pref:
-            if lt_:
-                return False
-            lt_ = 1
-        return at + 1 - fetched_at[q] == gap2.get(q, 0) + lt_
 
     def forget(q):
         hot.discard(q)
@@ -385,7 +393,23 @@ def plan_prefetch(ops, remote, unit, home_of):
                     forget(q)
             if o.kind != BARRIER:
                 continue
-            want = sorted(q for q in hot if due(q, acquires))
+            # Which hot pages are due at this acquire (the runtime's hot_due):
+            # read gap-before-last after their last fetch, one later if late.
+            at1 = acquires + 1
+            want = []
+            for q in hot:
+                f = fetched_at.get(q)
+                if not f:
+                    continue
+                if q in pref:
+                    if q in late:
+                        continue
+                    lt_ = 1
+                else:
+                    lt_ = 1 if q in late else 0
+                if at1 - f == gap2.get(q, 0) + lt_:
+                    want.append(q)
+            want.sort()
             if want:
                 got = defaultdict(int)
                 for q in want:
