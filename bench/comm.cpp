@@ -25,13 +25,27 @@ int iters_for(const Options& o, size_t bytes) {
   return (int)std::clamp<size_t>(it, 10, 1000);
 }
 
+// A sweep's iterations at the next size, cut so that a sample takes about
+// o.sample_s at most: `step_s` is what one iteration is expected to take,
+// from the rate the previous size ran at (0: no estimate yet).  64 MiB a
+// sample is a few tens of milliseconds on a fast link, but at 100 Mbit/s a
+// 256 KiB ping-pong sample was 11 s, and a calibration over such a link
+// took over 20 minutes.  Every rank computes the same: the rates come from
+// the reduced summaries.  (--iters N is used as given.)
+int capped(const Options& o, int it, double step_s, int least = 2) {
+  if (o.iters || o.sample_s <= 0 || !(step_s > 0)) return it;
+  const double fit = o.sample_s / step_s;
+  return fit >= it ? it : std::max(least, (int)fit);
+}
+
 }  // namespace
 
 void run_pingpong(const Options& o, Report& rep) {
   const int me = rank();
   std::vector<char> buf(o.max_bytes);
+  double us_per_byte = 0;  // the previous size's one-way time per byte
   for (size_t b : sizes(o)) {
-    int it = iters_for(o, b);
+    const int it = capped(o, iters_for(o, b), 2e-6 * us_per_byte * (double)b);
     Summary s = measure(o, [&] {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
@@ -46,6 +60,7 @@ void run_pingpong(const Options& o, Report& rep) {
       }
       return (MPI_Wtime() - t0) / (2.0 * it) * 1e6;
     }, Reduce::Rank0);
+    us_per_byte = s.median / (double)b;
     rep.add(Result{"pingpong_latency", {{"bytes", (double)b}}, "us", s, {}, {}, {}});
   }
   // The distribution of single round trips at 1 byte: 1000 messages, each
@@ -80,8 +95,10 @@ void run_bw(const Options& o, Report& rep) {
   std::vector<char> sbuf(o.max_bytes * (size_t)(o.tiny ? 1 : 1)), rbuf(o.max_bytes);
   std::vector<MPI_Request> rq(2 * W);
   for (int bidir = 0; bidir <= 1; bidir++) {
+    double mbps = 0;  // the previous size's rate
     for (size_t b : sizes(o)) {
-      int it = std::max(2, iters_for(o, b) / W);
+      const int it = capped(o, std::max(2, iters_for(o, b) / W),
+                            mbps > 0 ? (bidir ? 2.0 : 1.0) * (double)b * W / (mbps * 1e6) : 0, 1);
       Summary s = measure(o, [&] {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
@@ -102,6 +119,7 @@ void run_bw(const Options& o, Report& rep) {
         double t = MPI_Wtime() - t0;
         return (bidir ? 2.0 : 1.0) * (double)b * W * it / t / 1e6;
       }, Reduce::Rank0);
+      mbps = s.median;
       rep.add(Result{bidir ? "bandwidth_bidirectional" : "bandwidth_unidirectional", {{"bytes", (double)b}}, "MB/s", s,
                      {}, {}, {}});
     }
@@ -143,8 +161,9 @@ void run_rma(const Options& o, Report& rep) {
     rep.add(Result{op.name, {{"bytes", 8}}, "us", s, {}, {}, {}});
   }
   for (int get = 0; get <= 1; get++) {
+    double mbps = 0;  // the previous size's rate
     for (size_t b : sizes(o)) {
-      int n = std::max(2, iters_for(o, b) / 8);
+      const int n = capped(o, std::max(2, iters_for(o, b) / 8), mbps > 0 ? (double)b / (mbps * 1e6) : 0);
       Summary s = measure(o, [&] {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
@@ -157,6 +176,7 @@ void run_rma(const Options& o, Report& rep) {
         }
         return (double)b * n / (MPI_Wtime() - t0) / 1e6;
       }, Reduce::Rank1);
+      mbps = s.median;
       rep.add(Result{get ? "rma_get_bandwidth" : "rma_put_bandwidth", {{"bytes", (double)b}}, "MB/s", s, {}, {}, {}});
     }
   }

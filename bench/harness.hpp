@@ -30,6 +30,7 @@ struct Options {
   double rel_ci = 0.05;    // stop when (hi - lo) / median <= this
   size_t max_bytes = 4u << 20;  // largest message / transfer size
   int iters = 0;           // inner iterations per sample (0: the benchmark's default)
+  double sample_s = 0.25;  // sweeps over sizes: about this long a sample at most (0: no cap; comm.cpp)
   bool tiny = false;       // smallest sizes only (tests)
   std::string json;        // output path ("" = none)
 };

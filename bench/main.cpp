@@ -54,6 +54,8 @@ void usage(FILE* f) {
                "  --warmup N       samples taken and discarded first (default 2)\n"
                "  --max-bytes B    largest message or transfer size (default 4194304)\n"
                "  --iters N        inner iterations per sample (default: each benchmark's own)\n"
+               "  --sample-seconds S  size sweeps (pingpong, bw, rma): fewer iterations where a sample would take\n"
+               "                   longer than S seconds at the previous size's rate (default 0.25; 0: never)\n"
                "  --tiny           smallest sizes and 3 samples (the tests use it)\n"
                "  --n N            jacobi, migrate: grid side (default 2048)\n"
                "  --sweeps N       jacobi, migrate: sweeps per sample (default 50)\n"
@@ -65,7 +67,7 @@ void usage(FILE* f) {
 std::string check(const std::string& what, bool bad_option, const std::string& bad_word,
                   const std::vector<const Command*>& run) {
   if (!bad_word.empty()) return "unknown or incomplete option " + bad_word;
-  if (bad_option) return "an option is out of range (--min-reps >= 1, --max-reps >= --min-reps, --ci > 0, --max-bytes >= 1, --n >= 4, --sweeps >= 1)";
+  if (bad_option) return "an option is out of range (--min-reps >= 1, --max-reps >= --min-reps, --ci > 0, --max-bytes >= 1, --n >= 4, --sweeps >= 1, --sample-seconds >= 0)";
   if (what.empty()) return "no command given";
   if (run.empty()) return "unknown command " + what;
   int possible = 0;
@@ -103,6 +105,7 @@ int main(int argc, char** argv) {
     else if (a == "--warmup") o.warmup = std::atoi(next());
     else if (a == "--max-bytes") o.max_bytes = (size_t)std::atoll(next());
     else if (a == "--iters") o.iters = std::atoi(next());
+    else if (a == "--sample-seconds") o.sample_s = std::atof(next());
     else if (a == "--tiny") o.tiny = true;
     else if (a == "--n") n = std::atoi(next());
     else if (a == "--sweeps") sweeps = std::atoi(next());
@@ -111,7 +114,7 @@ int main(int argc, char** argv) {
     else if (bad_word.empty()) bad_word = a;
   }
   if (o.tiny) o.max_bytes = std::min<size_t>(o.max_bytes, 4096);
-  if (o.min_reps < 1 || o.max_reps < o.min_reps || o.rel_ci <= 0 || o.max_bytes < 1 || n < 4 || sweeps < 1) bad = true;
+  if (o.min_reps < 1 || o.max_reps < o.min_reps || o.rel_ci <= 0 || o.max_bytes < 1 || n < 4 || sweeps < 1 || o.sample_s < 0) bad = true;
   std::vector<const Command*> run;
   for (const Command& c : kCommands)
     if (what == c.name || what == c.group || (what == "all" && std::strcmp(c.group, "model") != 0)) run.push_back(&c);
