@@ -5,8 +5,9 @@
 # the suite traced on one host, measured in each configuration (5 runs)
 # and predicted.  Calibration runs and measured runs are separate runs.
 # (100 Mbit/s was left out on 2026-11-27: its calibration had not reached
-# half its rows after 9 minutes; the first validation's 100 Mbit/s column
-# stays in docs/results/issue17/validation.json.)
+# half its rows after 9 minutes.  Added the next session, with the same
+# traces and one-host platform, once loom_bench cut a sweep's sample to
+# 0.25 s: the steps at the end of this file.)
 # Run as root from anywhere; the files land beside this script.
 set -e
 cd "$(dirname "$0")/../../../.."
@@ -51,3 +52,13 @@ done
 python3 bench/model_validate.py --table $R/validation.json > $R/table.md
 python3 bench/model_validate.py --table $R/validation_prefetch_off.json > $R/table_prefetch_off.md
 python3 bench/model_validate.py --parts $R/validation.json $R/validation_prefetch_off.json > $R/parts.md
+# 100 Mbit/s (run after the rest, on the traces above):
+#   scripts/cluster.sh up 2 100mbit
+#   scripts/cluster.sh run 2 1 -- $PWD/$B calibrate --max-reps 15 --max-bytes 262144 \
+#     --platform $PWD/$R/platform_h2_100mbit.json --json $PWD/$R/calibrate_h2_100mbit.json > $R/calibrate_h2_100mbit.txt
+#   python3 bench/model_validate.py --config h2r1_100mbit --hosts 2 --reps 5 --platform $R/platform_one_host.json \
+#     --platform $R/platform_h2_100mbit.json --traces "$T" --json $R/validation.json > $R/validate_h2r1_100mbit.txt
+#   (copy configs.h2r1_100mbit of validation.json into validation_prefetch_off.json, then)
+#   python3 bench/model_validate.py --config h2r1_100mbit --hosts 2 --repredict --prefetch off --platform \
+#     $R/platform_one_host.json --platform $R/platform_h2_100mbit.json --traces "$T" --json $R/validation_prefetch_off.json
+#   and the --table and --parts lines above again.
