@@ -378,12 +378,18 @@ Status barrier() {
   const bool wants_window = !rt.shared && ((rt.cfg.migrate && migrate_prepare()) | adapt_wants_window());
   unsigned any;
   if (proto_push_used()) {
-    static std::vector<int>& asks = *new std::vector<int>();  // never destroyed: see runtime.hpp
+    static std::vector<int>& asks = *new std::vector<int>();     // never destroyed: see runtime.hpp
+    static std::vector<int>& kept = *new std::vector<int>();     // (the same)
+    static std::vector<int>& kept_in = *new std::vector<int>();  // (the same)
+    const bool keeps = proto_push_keeps();
     asks.resize((size_t)rt.nranks);
-    proto_push_ask(asks.data());
+    kept.resize((size_t)rt.nranks);
+    kept_in.assign((size_t)rt.nranks, 0);
+    proto_push_ask(asks.data(), keeps ? kept.data() : nullptr);
     int asked = 0;
-    any = sync_barrier_or_asks(wants_window ? 2u : 0u, asks.data(), &asked);
-    proto_push_serve(asked);
+    any = sync_barrier_or_asks(wants_window ? 2u : 0u, asks.data(), &asked, keeps ? kept.data() : nullptr,
+                               kept_in.data());
+    proto_push_serve(asked, kept_in.data());
   } else {
     any = sync_barrier_or((proto_wants_prefetch() ? 1u : 0u) | (wants_window ? 2u : 0u));
   }

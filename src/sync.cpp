@@ -257,7 +257,7 @@ unsigned sync_barrier_or(unsigned mine) {
   return (unsigned)out;
 }
 
-unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked) {
+unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const int* kept, int* kept_in) {
   Transport& tp = rt.tp;
   LOOM_ASSERT(!tp.all_direct() && mine < 256);
   sync_give_up_kept();
@@ -265,16 +265,22 @@ unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked) {
   // Word b < 8 counts the ranks that passed bit b; then the ask counts.
   static std::vector<int>& in = *new std::vector<int>();   // never destroyed: see runtime.hpp
   static std::vector<int>& out = *new std::vector<int>();  // (the same)
-  const int n = 8 + rt.nranks;
-  in.resize((size_t)n);
+  // Then, with kept asks, a row of nranks ints a rank: only rank r writes
+  // row r, so the sum is each row as its rank wrote it.
+  const int N = rt.nranks;
+  const int n = 8 + N + (kept ? N * N : 0);
+  in.assign((size_t)n, 0);
   out.assign((size_t)n, 0);
   for (int b = 0; b < 8; b++) in[(size_t)b] = (int)((mine >> b) & 1);
-  std::copy(asks, asks + rt.nranks, in.begin() + 8);
+  std::copy(asks, asks + N, in.begin() + 8);
+  if (kept) std::copy(kept, kept + N, in.begin() + 8 + N + (ptrdiff_t)rt.rank * N);
   MPI_Request rq;
   tp.iallreduce_sum(in.data(), out.data(), n, &rq);
   wait_site("a barrier (MPI_Iallreduce)");
   spin_until([&] { return tp.test(&rq); });
   *asked = out[(size_t)(8 + rt.rank)];
+  if (kept && kept_in)
+    for (int r = 0; r < N; r++) kept_in[r] = out[(size_t)(8 + N + r * N + rt.rank)];
   unsigned any = 0;
   for (int b = 0; b < 8; b++) any |= out[(size_t)b] ? 1u << b : 0u;
   return any;

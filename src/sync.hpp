@@ -77,7 +77,11 @@ unsigned sync_barrier_or(unsigned mine);
 // sums, for every rank r, asks[r] over the ranks: the messages r is sent
 // before the barrier (the barrier's page push, protocol/core.cpp); this
 // rank's sum into *asked.  One MPI_Iallreduce of nranks + 8 ints.
-unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked);
+// kept (or null): this rank's row of kept asks (kept[h] for each home h,
+// proto_push_keeps), carried as nranks more ints a rank; *kept_in gets
+// kept[me] of every rank's row.
+unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const int* kept = nullptr,
+                              int* kept_in = nullptr);
 // MCS queue lock, no memory actions.  Locks carry a hand-over value
 // (< 2^kIvlInfoBits, intervals.hpp) from each holder to the next: lock returns what
 // the last holder passed to unlock (0 if none).

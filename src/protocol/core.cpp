@@ -238,18 +238,33 @@ struct PushRun {
 constexpr size_t kPushAskRuns = 1024;            // runs in one ask (more: the rest fault)
 constexpr size_t kPushRunPages = (size_t)1 << 16;  // pages in one run (256 MB; a longer run is split)
 constexpr size_t kPushMaxPages = (size_t)1 << 18;  // pages one barrier asks for (1 GB; the rest fault)
+// Kept asks (jobs of at most kPushKeepRanks ranks): a home keeps the last
+// kPushKeep asks each rank sent it, by slot, and an asker that wants the
+// same runs of a home again (a program's barriers push the same pages
+// iteration after iteration) sends no ask: the agreement carries the
+// slot + 1 in a row of its own (sync_barrier_or_asks), and the home
+// answers from what it kept.  Only the asker chooses slots, and every ask
+// is served in the barrier it is sent in, so both sides always agree on
+// what a slot holds.  An ask's first word is its slot (kPushNoSlot: not
+// kept), then (first, n) pairs.
+constexpr int kPushKeepRanks = 16;
+constexpr uint32_t kPushKeep = 32;
+constexpr uint64_t kPushNoSlot = ~(uint64_t)0;
 struct PushState {
-  std::vector<PushRun> runs;       // asked at this barrier, by home
-  std::vector<uint64_t> asks;      // the ask messages' words, by home: (first, n) pairs
-  std::vector<MPI_Request> rq;     // every message of the exchange but the posted ask receive
-  std::vector<uint64_t> off, len;  // an ask being served, or made: its runs in bytes
+  std::vector<PushRun> runs;                   // asked at this barrier, by home
+  std::vector<std::vector<uint64_t>> out;      // this barrier's ask messages (slot, then pairs)
+  std::vector<MPI_Request> rq;                 // every message of the exchange but the posted ask receive
+  std::vector<uint64_t> off, len;              // an ask being served, or made: its runs in bytes
+  std::vector<std::vector<std::vector<uint64_t>>> made;  // [home][slot]: the pairs this rank asked it
+  std::vector<uint32_t> next_slot;                        // [home]: slots used, round robin
+  std::vector<std::vector<std::vector<uint64_t>>> kept;  // [asker][slot]: the pairs it asked here
   // The next ask to this rank is received here: posted at the first ask
   // made anywhere and again after each (a posted receive answers sooner
   // than a probe), cancelled by proto_push_stop.  One for even barriers and
   // one for odd: a rank that has left a barrier may ask for the next one's
   // pages while a home still serves this one's asks (no rank gets further
   // ahead: the next barrier waits for the home).
-  uint64_t in[2][2 * kPushAskRuns];
+  uint64_t in[2][2 * kPushAskRuns + 1];
   MPI_Request in_rq[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   uint64_t seq = 0;      // barriers that asked (every rank counts the same)
   bool pending = false;  // pages on their way for this barrier's acquire
@@ -936,15 +951,18 @@ bool proto_push_used() {
   return !rt.shared && !rt.tp.all_direct() && rt.nranks <= kPushRanks && rt.cfg.prefetch != 2;
 }
 
-void proto_push_ask(int* asks) {
+bool proto_push_keeps() { return rt.nranks <= kPushKeepRanks; }
+
+void proto_push_ask(int* asks, int* kept) {
   PageTable& pt = rt.pages;
   PushState& s = push_state();
   std::fill(asks, asks + rt.nranks, 0);
+  if (kept) std::fill(kept, kept + rt.nranks, 0);
   for (int k = 0; k < 2; k++)
-    if (s.in_rq[k] == MPI_REQUEST_NULL) rt.tp.irecv_words(kTagPushAsk + k, s.in[k], 2 * kPushAskRuns, &s.in_rq[k]);
+    if (s.in_rq[k] == MPI_REQUEST_NULL) rt.tp.irecv_words(kTagPushAsk + k, s.in[k], 2 * kPushAskRuns + 1, &s.in_rq[k]);
   const int par = (int)(++s.seq & 1);
   s.runs.clear();
-  s.asks.clear();
+  s.out.clear();
   s.rq.clear();
   s.pending = false;
   if (!rt.cfg.prefetch || pt.hot == 0) return;
@@ -967,47 +985,98 @@ void proto_push_ask(int* asks) {
     i = j;
   }
   std::stable_sort(s.runs.begin(), s.runs.end(), [](const PushRun& a, const PushRun& b) { return a.home < b.home; });
-  // The asks' words stay put (the sends read them) until the exchange is
-  // waited for.
-  s.asks.reserve(2 * s.runs.size());
   for (const PushRun& r : s.runs) {
-    s.asks.push_back(r.first);
-    s.asks.push_back(r.n);
     if (pt.state[r.first] == kNone) populate(r.first, r.n);  // (no kernel fault a page as the pages land)
     // (Locks seen: this rank's copy-set bits at the home, complete before
     // the home reads the pages: intervals.cpp.)
     page_protocol(r.first).before_fetch(r.home, r.first, r.n);
   }
+  const bool keep = kept && proto_push_keeps();
+  if (keep && s.made.size() != (size_t)rt.nranks) {
+    s.made.assign((size_t)rt.nranks, {});
+    s.next_slot.assign((size_t)rt.nranks, 0);
+  }
+  static std::vector<uint64_t>& pairs = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  // The ask messages' words stay put (the sends read them) until the
+  // exchange is waited for: one buffer each, reserved so none moves.
+  s.out.reserve(s.runs.size());
   for (size_t i = 0; i < s.runs.size();) {
     size_t j = i;
     s.off.clear();
     s.len.clear();
+    pairs.clear();
     for (; j < s.runs.size() && s.runs[j].home == s.runs[i].home && j - i < kPushAskRuns; j++) {
       s.off.push_back((uint64_t)s.runs[j].first * kPage);
       s.len.push_back((uint64_t)s.runs[j].n * kPage);
+      pairs.push_back(s.runs[j].first);
+      pairs.push_back(s.runs[j].n);
     }
     const int h = s.runs[i].home;
-    s.rq.emplace_back();
-    rt.tp.isend(h, kTagPushAsk + par, &s.asks[2 * i], (j - i) * 2 * sizeof(uint64_t), &s.rq.back());
+    int slot = -1;
+    if (keep)
+      for (size_t k = 0; k < s.made[(size_t)h].size() && slot < 0; k++)
+        if (s.made[(size_t)h][k] == pairs) slot = (int)k;
+    if (slot >= 0) {
+      kept[h] = slot + 1;  // the home answers from what it kept: no message
+    } else {
+      uint64_t id = kPushNoSlot;
+      if (keep) {
+        id = s.next_slot[(size_t)h]++ % kPushKeep;
+        if (s.made[(size_t)h].size() <= id) s.made[(size_t)h].resize(id + 1);
+        s.made[(size_t)h][id] = pairs;
+      }
+      s.out.emplace_back();
+      std::vector<uint64_t>& m = s.out.back();
+      m.push_back(id);
+      m.insert(m.end(), pairs.begin(), pairs.end());
+      s.rq.emplace_back();
+      rt.tp.isend(h, kTagPushAsk + par, m.data(), m.size() * sizeof(uint64_t), &s.rq.back());
+      asks[h] = 1;
+    }
     s.rq.emplace_back();
     rt.tp.irecv_data_runs(h, kTagPushPages, s.off.data(), s.len.data(), j - i, &s.rq.back());
-    asks[h] = 1;
     // (A home's runs past the ask's limit are not asked for: they fault.)
     size_t k = j;
     while (k < s.runs.size() && s.runs[k].home == h) k++;
-    if (k > j) {
-      s.runs.erase(s.runs.begin() + (ptrdiff_t)j, s.runs.begin() + (ptrdiff_t)k);
-      s.asks.erase(s.asks.begin() + (ptrdiff_t)(2 * j), s.asks.begin() + (ptrdiff_t)(2 * k));
-    }
+    if (k > j) s.runs.erase(s.runs.begin() + (ptrdiff_t)j, s.runs.begin() + (ptrdiff_t)k);
     i = j;
   }
   s.pending = true;
 }
 
-void proto_push_serve(int asked) {
+namespace {
+// Send asker `from` the pages of the (first, n) pairs it asked for.
+void push_answer(PushState& s, int from, const uint64_t* pairs, size_t n) {
+  s.off.resize(n);
+  s.len.resize(n);
+  for (size_t i = 0; i < n; i++) {
+    const uint64_t first = pairs[2 * i], pages = pairs[2 * i + 1];
+    if (pages == 0 || first + pages > rt.npages)
+      fatal("the barrier's page push: rank %d asked for %llu pages at page %llu of %llu", from,
+            (unsigned long long)pages, (unsigned long long)first, (unsigned long long)rt.npages);
+    s.off[i] = first * kPage;
+    s.len[i] = pages * kPage;
+  }
+  s.rq.emplace_back();
+  rt.tp.isend_data_runs(from, kTagPushPages, s.off.data(), s.len.data(), n, &s.rq.back());
+}
+}  // namespace
+
+void proto_push_serve(int asked, const int* kept) {
   PushState& s = push_state();
-  if (asked > 0) {
+  bool any_kept = false;
+  for (int r = 0; kept && r < rt.nranks; r++) any_kept |= kept[r] > 0;
+  if (asked > 0 || any_kept) {
     rt.tp.sync_local();  // (rma: the diffs others put here are in the memory the sends read)
+    if (any_kept && s.kept.size() != (size_t)rt.nranks) s.kept.resize((size_t)rt.nranks);
+    for (int r = 0; any_kept && r < rt.nranks; r++) {
+      if (kept[r] <= 0) continue;
+      const size_t slot = (size_t)kept[r] - 1;
+      if (slot >= s.kept[(size_t)r].size() || s.kept[(size_t)r][slot].empty())
+        fatal("the barrier's page push: rank %d named kept ask %zu, which this rank does not hold", r, slot);
+      const std::vector<uint64_t>& p = s.kept[(size_t)r][slot];
+      push_answer(s, r, p.data(), p.size() / 2);
+    }
     // Every ask was sent before its sender joined the agreement: they are
     // all on their way, and each is answered as it comes.
     wait_site("the barrier's page push (asks)");
@@ -1017,20 +1086,19 @@ void proto_push_serve(int asked) {
       int from = -1;
       size_t words = 0;
       spin_until([&] { return rt.tp.test_words(&s.in_rq[par], &words, &from); });
-      const size_t n = words / 2;
-      s.off.resize(n);
-      s.len.resize(n);
-      for (size_t i = 0; i < n; i++) {
-        const uint64_t first = in[2 * i], pages = in[2 * i + 1];
-        if (pages == 0 || first + pages > rt.npages)
-          fatal("the barrier's page push: rank %d asked for %llu pages at page %llu of %llu", from,
-                (unsigned long long)pages, (unsigned long long)first, (unsigned long long)rt.npages);
-        s.off[i] = first * kPage;
-        s.len[i] = pages * kPage;
+      if (words < 3 || words % 2 == 0)
+        fatal("the barrier's page push: an ask of %zu words from rank %d", words, from);
+      const size_t n = (words - 1) / 2;
+      if (in[0] != kPushNoSlot) {
+        if (in[0] >= kPushKeep || !proto_push_keeps())
+          fatal("the barrier's page push: rank %d asked to keep its ask in slot %llu", from, (unsigned long long)in[0]);
+        if (s.kept.size() != (size_t)rt.nranks) s.kept.resize((size_t)rt.nranks);
+        std::vector<std::vector<uint64_t>>& mine = s.kept[(size_t)from];
+        if (mine.size() <= in[0]) mine.resize(in[0] + 1);
+        mine[in[0]].assign(in + 1, in + 1 + 2 * n);
       }
-      s.rq.emplace_back();
-      rt.tp.isend_data_runs(from, kTagPushPages, s.off.data(), s.len.data(), n, &s.rq.back());
-      rt.tp.irecv_words(kTagPushAsk + par, s.in[par], 2 * kPushAskRuns, &s.in_rq[par]);
+      push_answer(s, from, in + 1, n);
+      rt.tp.irecv_words(kTagPushAsk + par, s.in[par], 2 * kPushAskRuns + 1, &s.in_rq[par]);
     }
   }
   if (!s.rq.empty()) {
@@ -1044,6 +1112,11 @@ void proto_push_stop() {
   PushState& s = push_state();
   for (MPI_Request& rq : s.in_rq) rt.tp.cancel(&rq);
   s.pending = false;
+  // Every rank stops at once (loom_finalize, loom_stop): kept asks go on
+  // both sides.
+  s.made.clear();
+  s.next_slot.clear();
+  s.kept.clear();
 }
 
 void proto_before_atomic(uint64_t p) {

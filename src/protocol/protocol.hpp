@@ -72,10 +72,15 @@ bool proto_wants_prefetch();
 // (asks[h] = 1 for each home asked, else 0) and post their receives; after
 // it, send the pages the `asked` requests to this rank name; then wait for
 // every message of the exchange.  The acquire installs the pages it drops.
+// With at most 16 ranks (proto_push_keeps) a home keeps each rank's last
+// asks, and an ask of the same runs again is not sent: kept[h] = its slot
+// + 1 instead, carried by the agreement; the home is told kept[r] for each
+// asker r.
 constexpr int kPushRanks = 256;
 bool proto_push_used();
-void proto_push_ask(int* asks);
-void proto_push_serve(int asked);
+bool proto_push_keeps();
+void proto_push_ask(int* asks, int* kept);
+void proto_push_serve(int asked, const int* kept);
 void proto_push_stop();  // before the transport stops (the posted receive of asks)
 // Around a Loom atomic on page (performed at the home).
 void proto_before_atomic(uint64_t page);
