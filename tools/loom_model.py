@@ -273,29 +273,14 @@ def rank_ops(r, compute_from):
     samples = sorted((x[0], x[5]) for x in recs if x[2] == CPU)
     prev = init[0] + init[1]
     tail = Op(-1, fin)
-    cpu = compute_from == "cpu" and len(samples) >= 2
-    if cpu:
-        # lt.cpu_at, inlined (a replay at 64 ranks calls it millions of times).
-        ts = [t for t, _ in samples]
-        cs = [c for _, c in samples]
-        last = len(ts)
-        bl = bisect.bisect_left
-
-        def at(t):
-            i = bl(ts, t)
-            if i == 0:
-                return cs[0] * t / ts[0] if ts[0] else cs[0]
-            if i == last:
-                return cs[-1]
-            t0, t1 = ts[i - 1], ts[i]
-            return cs[i - 1] + (cs[i] - cs[i - 1]) * (t - t0) / (t1 - t0) if t1 > t0 else cs[i]
+    at = lt.cpu_clock(samples) if compute_from == "cpu" and len(samples) >= 2 else None
     for o in flat + [tail]:
         gap = o.t0 - prev
         if gap <= 0:
             o.compute = o.wall = 0.0
         else:
             c = gap
-            if cpu:
+            if at:
                 c = min(gap, max(0.0, at(o.t0) - at(prev)))
             o.compute, o.wall = c * 1e-9, gap * 1e-9
         if o.end > prev:
@@ -497,6 +482,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # time: over 50 minutes on a ring).  What differs: transfers of other
     # ranks' faults that met the first push, not a later one.
     patterns = defaultdict(list)
+    push_at = {k: {} for k in ops}  # rank -> {op index of a pushing barrier: its barrier number}
     if pushes:
         for k in ops:
             j = 0
@@ -507,6 +493,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                     comms = tuple(sorted((h, c) for h, c in (got or {}).items() if (h // rph) != (k // rph)))
                     if comms:
                         patterns[j].append((k, comms))
+                        push_at[k][i] = j
     pattern_of = {j: tuple(sorted(v)) for j, v in patterns.items()}
     push_times = {}          # pattern -> {rank: seconds its push took}
     push_count = {"timed": 0, "reused": 0}
@@ -708,7 +695,6 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     def actor(me):
         a = acct[me]
         full = 0
-        nbar = 0
         for i, o in enumerate(ops[me]):
             if me == first and i % 256 == 0:
                 note(f"replayed {100 * i // max(1, len(ops[me]))}% of rank {me}'s operations, simulated time {e.clock:.4f} s")
@@ -747,9 +733,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 release(me, o, "barrier")
                 if not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
                     barrier(me)
-                    nbar += 1
-                    if o.kind == BARRIER and i in pushes.get(me, {}):
-                        pushed(me, pushes[me][i], nbar)
+                    if i in push_at[me]:
+                        pushed(me, pushes[me][i], push_at[me][i])
                     acquire(me, o, "barrier")
                     if o.kind == BARRIER:
                         full += 1

@@ -173,19 +173,26 @@ def spans(r):
     return ops
 
 
-def cpu_at(samples, t):
+def cpu_clock(samples):
     """The thread's CPU time at local time t, interpolated between samples
-    (sorted by time)."""
+    ((time, cpu) sorted by time), as a function of t; None without samples.
+    (One function for many t: the model's replay asks millions of times.)"""
     if not samples:
         return None
-    i = bisect.bisect_left(samples, (t, -1))
-    if i == 0:
-        t0, c0 = samples[0]
-        return c0 * t / t0 if t0 else c0
-    if i == len(samples):
-        return samples[-1][1]
-    (t0, c0), (t1, c1) = samples[i - 1], samples[i]
-    return c0 + (c1 - c0) * (t - t0) / (t1 - t0) if t1 > t0 else c1
+    ts = [t for t, _ in samples]
+    cs = [c for _, c in samples]
+    last = len(ts)
+    bl = bisect.bisect_left
+
+    def at(t):
+        i = bl(ts, t)
+        if i == 0:
+            return cs[0] * t / ts[0] if ts[0] else cs[0]
+        if i == last:
+            return cs[-1]
+        t0, t1 = ts[i - 1], ts[i]
+        return cs[i - 1] + (cs[i] - cs[i - 1]) * (t - t0) / (t1 - t0) if t1 > t0 else cs[i]
+    return at
 
 
 def name_of(x):
@@ -263,9 +270,10 @@ def view(ranks):
                         "dur": g(t0 + dur) - g(t0), "args": args_of(r, x)})
         # The computation: the gaps between top-level operations.
         prev = None
+        cpu_at = cpu_clock(samples) or (lambda t: None)
         for s, e, x in spans(r):
             if prev is not None and s > prev + 1000:
-                c0, c1 = cpu_at(samples, prev), cpu_at(samples, s)
+                c0, c1 = cpu_at(prev), cpu_at(s)
                 args = {"wall us": round((s - prev) / 1000.0, 3)}
                 if c0 is not None and c1 is not None:
                     args["cpu us (sampled)"] = round((c1 - c0) / 1000.0, 3)
