@@ -34,8 +34,8 @@ def sh(cmd, env=None, timeout=300):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e)
 
 
-def predict(trace, *args):
-    p = sh([sys.executable, TOOL, "predict", trace, "--json"] + list(args))
+def predict(trace, *args, env=None):
+    p = sh([sys.executable, TOOL, "predict", trace, "--json"] + list(args), env)
     if p.returncode != 0:
         print(p.stderr[-2000:])
         return None
@@ -171,6 +171,14 @@ if None not in (star, ring, torus):
     check(max(r["lock_s"] + r["unlock_s"] for r in star["per_rank"]) > 0, "locks take time in the replay")
     check(ring["predicted_s"] > star["predicted_s"],
           f"a ring's two-hop routes cost more than a switch's ({ring['predicted_s']:.4f} > {star['predicted_s']:.4f} s)")
+# The ranks are prepared in forked processes (one a core); in one process
+# the prediction is the same, rank by rank.
+one = predict(bt, "--platform", plat, "--platform", slow, "--topology", "star", env={"LOOM_TOOL_JOBS": "1"})
+many = predict(bt, "--platform", plat, "--platform", slow, "--topology", "star", env={"LOOM_TOOL_JOBS": "3"})
+check(None not in (one, many) and one["per_rank"] == many["per_rank"] and one["per_rank"] == star["per_rank"],
+      "ranks prepared in 1 or 3 processes or one a core: the same prediction, rank by rank")
+p = sh([sys.executable, TOOL, "predict", bt, "--platform", plat], {"LOOM_TOOL_JOBS": "many"})
+check(p.returncode == 2 and "LOOM_TOOL_JOBS=many" in p.stderr, "a LOOM_TOOL_JOBS that is not a number is named")
 
 # 5. Bad input.
 p = sh([sys.executable, TOOL, "predict", jt])

@@ -24,6 +24,7 @@ import os
 import sys
 import tempfile
 from collections import defaultdict, deque
+from operator import itemgetter
 
 import loom_trace as lt
 
@@ -222,70 +223,84 @@ def message_curve(net):
 # ---------------------------------------------------------------- the trace as operations
 
 class Op:
-    __slots__ = ("kind", "t0", "end", "rec", "nested", "compute", "wall")
+    __slots__ = ("kind", "t0", "end", "rec", "nested", "compute")
 
-    def __init__(self, kind, rec):
-        self.kind, self.rec = kind, rec
-        self.t0, self.end = rec[0], rec[0] + rec[1]
-        self.nested = []
+    def __init__(self, kind, rec, t0, end):
+        self.kind, self.rec, self.t0, self.end = kind, rec, t0, end
+        self.nested = ()     # records inside it (a list once it has any)
         self.compute = 0.0   # seconds of the program's own work before this operation
-        self.wall = 0.0      # the same span's wall time in the trace
+
+
+TOP = frozenset((FAULT, BARRIER, LOCK, UNLOCK, ATOMIC))
 
 
 def rank_ops(r, compute_from):
     """A rank's operations, in order, each with the computation before it,
     and its nested records (diffs a release sent, the acquire inside).
-    Only the first application thread is replayed."""
+    Only the first application thread is replayed.  (Millions of records
+    in a big trace: the loops below are written for speed.)"""
     recs = [x for x in r.recs if x[4] == 0]
     init = next((x for x in recs if x[2] == SYNC and x[3] == 0), None)
     fin = next((x for x in recs if x[2] == SYNC and x[3] == 1), None)
     if not init or not fin:
         raise ValueError(f"rank {r.rank}: the trace lacks the init or finalize record (run cut short?)")
-    tops = []
-    for x in recs:
-        if x[2] in (FAULT, BARRIER, LOCK, UNLOCK, ATOMIC) or (x[2] in (ALLOC, FREE) and (x[6] >> 56) == 2):
-            tops.append(Op(x[2], x))
-    tops.sort(key=lambda o: (o.t0, -o.end))
+    tops = [x for x in recs if x[2] in TOP or (x[2] in (ALLOC, FREE) and (x[6] >> 56) == 2)]
+    # By start, the longer first (a trace is nearly in order already, and
+    # starts rarely tie: the cheap sort, then the full one only on a tie).
+    tops.sort(key=itemgetter(0))
+    if len({x[0] for x in tops}) != len(tops):
+        tops.sort(key=lambda x: (x[0], -x[1]))
     # Drop operations inside others (none expected at the top, but a fault
     # inside a lock's wait would be one).
     flat = []
-    for o in tops:
-        if flat and o.end <= flat[-1].end and o.t0 >= flat[-1].t0:
+    add = flat.append
+    last_t0 = last_end = None
+    for x in tops:
+        t0 = x[0]
+        end = t0 + x[1]
+        if last_end is not None and end <= last_end and t0 >= last_t0:
             continue
-        flat.append(o)
+        add(Op(x[2], x, t0, end))
+        last_t0, last_end = t0, end
     starts = [o.t0 for o in flat]
     loose = []
+    bisect_right = bisect.bisect_right
     for x in recs:
         if x[2] in (DIFF, ACQUIRE, NOTICE):
-            i = bisect.bisect_right(starts, x[0]) - 1
+            i = bisect_right(starts, x[0]) - 1
             if i >= 0 and x[0] + x[1] <= flat[i].end:
-                flat[i].nested.append(x)
+                o = flat[i]
+                if o.nested:
+                    o.nested.append(x)
+                else:
+                    o.nested = [x]
             else:
                 loose.append(x)
     # Diffs sent outside any operation above (loom_release, a split
     # barrier's arrive): a release of their own.
-    for x in loose:
-        if x[2] == DIFF:
-            o = Op(0, x)
-            o.nested.append(x)
+    own = [x for x in loose if x[2] == DIFF]
+    if own:
+        for x in own:
+            o = Op(0, x, x[0], x[0] + x[1])
+            o.nested = [x]
             flat.append(o)
-    flat.sort(key=lambda o: (o.t0, -o.end))
+        flat.sort(key=lambda o: (o.t0, -o.end))
     samples = sorted((x[0], x[5]) for x in recs if x[2] == CPU)
     prev = init[0] + init[1]
-    tail = Op(-1, fin)
-    at = lt.cpu_clock(samples) if compute_from == "cpu" and len(samples) >= 2 else None
-    for o in flat + [tail]:
+    tail = Op(-1, fin, fin[0], fin[0] + fin[1])
+    flat.append(tail)
+    between = lt.cpu_between(samples) if compute_from == "cpu" and len(samples) >= 2 else None
+    for o in flat:
         gap = o.t0 - prev
-        if gap <= 0:
-            o.compute = o.wall = 0.0
-        else:
-            c = gap
-            if at:
-                c = min(gap, max(0.0, at(o.t0) - at(prev)))
-            o.compute, o.wall = c * 1e-9, gap * 1e-9
+        if gap > 0:
+            if between:
+                c = between(prev, o.t0)
+                o.compute = (gap if c > gap else c if c > 0 else 0.0) * 1e-9
+            else:
+                o.compute = gap * 1e-9
         if o.end > prev:
             prev = o.end
-    return flat + [tail], (fin[0] - init[0] - init[1]) * 1e-9
+    return flat, (fin[0] - init[0] - init[1]) * 1e-9
 
 
 # ------------------------------------------------------- the barrier prefetch
@@ -397,11 +412,109 @@ def plan_prefetch(ops, remote, unit, home_of):
             want.sort()
             if want:
                 got = defaultdict(int)
-                for q in want:
-                    pref.add(q)
-                    got[home_of(q)] += 1
+                pref.update(want)
+                for h in map(home_of, want):
+                    got[h] += 1
                 pushes[i] = dict(got)
     return pushes, hits, used
+
+
+# ------------------------------------------------- each rank's preparation
+
+class Prep:
+    """One rank's share of the replay's preparation, independent of the
+    other ranks': its operations (rank_ops), the barrier prefetch's plan
+    (plan_prefetch, when unit is set), and the schedule the replay takes:
+    a fault that stays inside the rank's host is CPU work only, so it joins
+    the next operation, its computation and its work added before that
+    one's (the same times, summed in another order; CG's 64-rank trace has
+    1.6 million such faults in 1.9 million operations).  Called with a
+    rank, it returns (schedule, traced seconds, pushes, prefetch hits,
+    pushed pages read); a schedule entry is (index in the rank's
+    operations, op, computation s, fault work us before it)."""
+
+    def __init__(self, ranks, rph, compute_from, unit, page_home, node, ins, homes_mode):
+        self.ranks, self.rph, self.compute_from, self.unit = ranks, rph, compute_from, unit
+        self.page_home, self.homes_mode = page_home, homes_mode
+        self.page_size = ranks[0].page or 4096
+        self.memcpy = float(node["memcpy_MBps"])  # bytes per us
+        self.trap_us = float(node["trap_us"])
+        self.fetch_in = (float(ins["fetch_overhead_us"]), float(ins.get("fetch_extra_page_us", 0)))
+
+    def local_fault_us(self, me, x, hit):
+        """A fault's CPU work (us) when it stays inside the rank's host;
+        None for a fetch across hosts (messages)."""
+        home, fetched = x[6] & 0xffff, x[6] >> 32
+        if hit:
+            # Its pages came with the last barrier: the trap that opens the
+            # prefetched copies.
+            return self.trap_us
+        if fetched == 0:
+            if home == me and self.homes_mode:
+                return 0.0
+            return self.trap_us + (self.page_size / self.memcpy if x[3] & 1 and home != me else 0)
+        if home // self.rph == me // self.rph:
+            return self.fetch_in[0] + fetched * self.page_size / self.memcpy + (fetched - 1) * self.fetch_in[1]
+        return None
+
+    def __call__(self, r):
+        me, rph = r.rank, self.rph
+        ops, traced = rank_ops(r, self.compute_from)
+        pushes, hits, used = {}, set(), 0
+        if self.unit:
+            remote = {h: (h // rph) != (me // rph) for h in range(r.nranks)}
+            pushes, hits, used = plan_prefetch(ops, remote.get, self.unit,
+                                               lambda q, get=self.page_home.get: get(q, 0))
+        out = []
+        comp = fus = 0.0
+        for i, o in enumerate(ops):
+            if o.kind == FAULT:
+                w = self.local_fault_us(me, o.rec, i in hits)
+                if w is not None:
+                    comp += o.compute
+                    fus += w
+                    continue
+            out.append((i, o, comp + o.compute, fus))
+            comp = fus = 0.0
+        return out, traced, pushes, len(hits), used
+
+
+_PREP = None  # the Prep that forked workers run (inherited, not pickled)
+
+
+def _prep_rank(i):
+    return _PREP(_PREP.ranks[i])
+
+
+def prepare(prep):
+    """prep over every rank, in forked processes, one a core (at most 16;
+    LOOM_TOOL_JOBS sets how many, 1 none): a 64-rank trace holds millions
+    of records.  The results come back in rank order."""
+    global _PREP
+    ranks = prep.ranks
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    try:
+        jobs = int(os.environ.get("LOOM_TOOL_JOBS") or min(cores, 16))
+    except ValueError:
+        raise ValueError(f"LOOM_TOOL_JOBS={os.environ['LOOM_TOOL_JOBS']}: expected a number of processes")
+    jobs = min(jobs, len(ranks))
+    if jobs >= 2:
+        import multiprocessing
+        try:
+            ctx = multiprocessing.get_context("fork")
+        except ValueError:  # no fork here: one process
+            ctx = None
+        if ctx is not None:
+            _PREP = prep
+            try:
+                with ctx.Pool(jobs) as pool:
+                    return pool.map(_prep_rank, range(len(ranks)), chunksize=max(1, len(ranks) // (4 * jobs)))
+            finally:
+                _PREP = None
+    return [prep(r) for r in ranks]
 
 
 # ---------------------------------------------------------------- the replay
@@ -428,14 +541,37 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # every barrier interval fault, for `loom place`; a run without it has
     # none of those traps, so they cost nothing here.
     homes_mode = any(line.startswith("LOOM_TRACE_HOMES=1") for line in ranks[0].config.splitlines())
-    ops, traced = {}, {}
+    page_home = {}
     for r in ranks:
-        ops[r.rank], traced[r.rank] = rank_ops(r, compute_from)
+        for x in r.recs:
+            if x[2] == FAULT:
+                page_home.setdefault(x[5], x[6] & 0xffff)
+            elif x[2] == DIFF:
+                page_home.setdefault(x[5], x[6] >> 48)
+    page_size = ranks[0].page or 4096
+    if prefetch == "auto":
+        one_host = len({r.host for r in ranks}) == 1 and config_value(ranks, "LOOM_LOCAL_MAP", "1") != "0"
+        prefetch = "on" if (one_host and config_value(ranks, "LOOM_PREFETCH", "1") != "0"
+                            and config_value(ranks, "LOOM_PROTOCOL", "hlrc") == "hlrc") else "off"
+    unit = 0
+    if prefetch == "on":
+        try:
+            unit = max(1, int(config_value(ranks, "LOOM_UNIT_PAGES", "8")))
+        except ValueError:
+            unit = 8
+    node = plat["node"]
+    net = plat.get("between_hosts") or plat["inside_host"]
+    ins = plat.get("inside_host") or net
+    # ops[rank]: the schedule (Prep): every operation but the faults that
+    # stay inside the host, by its index among the rank's operations.
+    ops, traced, pushes, hits, used = {}, {}, {}, {}, {}
+    for r, got in zip(ranks, prepare(Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode))):
+        ops[r.rank], traced[r.rank], pushes[r.rank], hits[r.rank], used[r.rank] = got
     # Collective allocations synchronize like a barrier only when every
     # rank has them alike.
-    counts = {tuple(o.kind for o in ops[k] if o.kind in (ALLOC, FREE)) for k in ops}
+    counts = {tuple(o.kind for _, o, _, _ in ops[k] if o.kind in (ALLOC, FREE)) for k in ops}
     collective = len(counts) == 1
-    bars = {sum(1 for o in ops[k] if o.kind == BARRIER and o.rec[3] != 1) for k in ops}
+    bars = {sum(1 for _, o, _, _ in ops[k] if o.kind == BARRIER and o.rec[3] != 1) for k in ops}
     if len(bars) != 1:
         raise ValueError("the ranks took different numbers of barriers (barriers of a subset are not modelled)")
     nbars = bars.pop()
@@ -449,27 +585,6 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     window = wins[0] if wins else None
     marked = {i for w in wins for i in w}
     marks = defaultdict(dict)
-    page_home = {}
-    for r in ranks:
-        for x in r.recs:
-            if x[2] == FAULT:
-                page_home.setdefault(x[5], x[6] & 0xffff)
-            elif x[2] == DIFF:
-                page_home.setdefault(x[5], x[6] >> 48)
-    page_size = ranks[0].page or 4096
-    if prefetch == "auto":
-        one_host = len({r.host for r in ranks}) == 1 and config_value(ranks, "LOOM_LOCAL_MAP", "1") != "0"
-        prefetch = "on" if (one_host and config_value(ranks, "LOOM_PREFETCH", "1") != "0"
-                            and config_value(ranks, "LOOM_PROTOCOL", "hlrc") == "hlrc") else "off"
-    pushes, hits, used = {}, {}, {}
-    if prefetch == "on":
-        try:
-            unit = max(1, int(config_value(ranks, "LOOM_UNIT_PAGES", "8")))
-        except ValueError:
-            unit = 8
-        for k in ops:
-            pushes[k], hits[k], used[k] = plan_prefetch(ops[k], lambda h, k=k: (h // rph) != (k // rph), unit,
-                                               lambda q: page_home.get(q, 0))
 
     # Each barrier's push, every rank's at once, by its number among the
     # barriers (the ranks take them in the same order): its pattern, the
@@ -483,10 +598,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # ranks' faults that met the first push, not a later one.
     patterns = defaultdict(list)
     push_at = {k: {} for k in ops}  # rank -> {op index of a pushing barrier: its barrier number}
-    if pushes:
+    if any(pushes.values()):
         for k in ops:
             j = 0
-            for i, o in enumerate(ops[k]):
+            for i, o, _, _ in ops[k]:
                 if (o.kind == BARRIER and o.rec[3] != 1) or (o.kind in (ALLOC, FREE) and collective):
                     j += 1
                     got = pushes[k].get(i) if o.kind == BARRIER else None
@@ -506,9 +621,6 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                    "--log=root.thres:critical", "--cfg=contexts/stack-size:256"])
     e.load_platform(xml_path)
     os.unlink(xml_path)
-    node = plat["node"]
-    net = plat.get("between_hosts") or plat["inside_host"]
-    ins = plat.get("inside_host") or net
     cpu = float(node.get("cpu_speed", 1))
     us = 1e-6
     memcpy = float(node["memcpy_MBps"])  # bytes per us
@@ -540,7 +652,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # Locks only one rank ever takes cannot be contended: theirs is local work.
     takers = defaultdict(set)
     for k in ops:
-        for o in ops[k]:
+        for _, o, _, _ in ops[k]:
             if o.kind == LOCK:
                 takers[o.rec[5]].add(k)
     acct = {k: defaultdict(float) for k in ops}
@@ -651,15 +763,30 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         rounds_s += worst
         step *= 2
 
+    # What a barrier costs a rank beyond the rounds: the calibrated empty
+    # barrier less its one message's latency (the rounds' own).
+    spread = hosts > 1
+    bar_us = max(0.0, float((net if spread else ins)["barrier_us"]) - (float(net["latency_us"]) if spread else 0.0))
+    arrivals = defaultdict(float)   # barrier's number -> the last arrival's time
+    nth = defaultdict(int)          # rank -> barriers it has entered
+
     def barrier(me):
-        flush(me)
-        t = e.clock
+        """One simulation step: the work before the barrier is not slept
+        first; its end is the rank's arrival, and after SimGrid's barrier
+        (every rank in it) the rank sleeps, with what follows (the push,
+        the acquire, the next computation), until the last arrival plus the
+        rounds.  Arrivals are kept by barrier number: a rank that leaves
+        may enter the next barrier before a sibling has read this one's."""
+        nth[me] += 1
+        j = nth[me]
+        mine = e.clock + pend[me]
+        if mine > arrivals[j]:
+            arrivals[j] = mine
         sim_barrier.wait()
-        sg.this_actor.sleep_for(rounds_s)
-        acct[me]["barrier"] += e.clock - t
-        spread = any(host_of(j) != host_of(me) for j in range(n))
-        sec = net if spread else ins
-        work(me, max(0.0, float(sec["barrier_us"]) - (float(sec["latency_us"]) if spread else 0.0)), "barrier")
+        leave = arrivals[j] + rounds_s
+        acct[me]["barrier"] += leave - mine
+        pend[me] = leave - e.clock
+        work(me, bar_us, "barrier")
 
     def pushed(me, got, j):
         """The barrier's page push (protocol/core.cpp): asked for before the
@@ -668,7 +795,6 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         comms = [(h, n * page_size) for h, n in got.items() if host_of(h) != host_of(me)]
         if not comms:
             return
-        flush(me)
         key = pattern_of.get(j)
         seen = push_times.get(key) if reuse else None
         if seen is not None and len(seen) == len(key):
@@ -677,17 +803,19 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             if me == key[0][0]:
                 push_count["reused"] += 1
             acct[me]["barrier"] += seen[me]
-            sg.this_actor.sleep_for(seen[me])
+            pend[me] += seen[me]
         else:
             if me == key[0][0]:
                 push_count["timed"] += 1
-            t = e.clock
-            sg.this_actor.sleep_for(max(sw(s) for _, s in comms))
+            t = e.clock + pend[me]
+            flush(me, max(sw(s) for _, s in comms))
             acts = [sg.Comm.sendto_async(hobj[host_of(h)], hobj[host_of(me)], s) for h, s in comms]
             sg.Comm.wait_all(acts)
             acct[me]["barrier"] += e.clock - t
             push_times.setdefault(key, {})[me] = e.clock - t
         work(me, sum(s for _, s in comms) / memcpy, "barrier")  # the pages into their slots
+
+    fetch_net = (float(net["fetch_overhead_us"]), float(net.get("fetch_extra_page_us", 0)))
 
     note = lt.Progress("loom predict")
     first = min(ops) if ops else 0
@@ -695,40 +823,31 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     def actor(me):
         a = acct[me]
         full = 0
-        for i, o in enumerate(ops[me]):
-            if me == first and i % 256 == 0:
-                note(f"replayed {100 * i // max(1, len(ops[me]))}% of rank {me}'s operations, simulated time {e.clock:.4f} s")
-            if o.compute > 0:
-                t = o.compute * scale
-                pend[me] += t / cpu
-                a["compute"] += t / cpu
+        sched = ops[me]
+        for j, (i, o, comp, fus) in enumerate(sched):
+            if me == first and j % 256 == 0:
+                note(f"replayed {100 * j // max(1, len(sched))}% of rank {me}'s operations, simulated time {e.clock:.4f} s")
+            if comp > 0:
+                t = comp * scale / cpu
+                pend[me] += t
+                a["compute"] += t
+            if fus:
+                work(me, fus, "fault")
             x = o.rec
             if o.kind == FAULT:
+                # A fetch across hosts: the request (small: its route's
+                # time), then the pages back through the links.
                 home, fetched = x[6] & 0xffff, x[6] >> 32
-                if i in hits.get(me, ()):
-                    # Its pages came with the last barrier: the trap that
-                    # opens the prefetched copies.
-                    work(me, float(node["trap_us"]), "fault")
-                elif fetched == 0 and home == me and homes_mode:
-                    pass
-                elif fetched == 0:
-                    work(me, float(node["trap_us"]) + (page_size / memcpy if x[3] & 1 and home != me else 0), "fault")
-                elif host_of(home) == host_of(me):
-                    work(me, float(ins["fetch_overhead_us"]) + fetched * page_size / memcpy
-                         + (fetched - 1) * float(ins.get("fetch_extra_page_us", 0)), "fault")
-                else:
-                    work(me, float(net["fetch_overhead_us"]) + (fetched - 1) * float(net.get("fetch_extra_page_us", 0)), "fault")
-                    # The request (small: its route's time), then the pages
-                    # back through the links.
-                    ha, hb = host_of(me), host_of(home)
-                    lat, bw = route(ha, hb)
-                    size = fetched * page_size
-                    pre = sw(REQUEST_BYTES) + lat + REQUEST_BYTES / bw + sw(size)
-                    a["fault"] += pre
-                    flush(me, pre)
-                    t = e.clock
-                    sg.Comm.sendto(hobj[hb], hobj[ha], size)
-                    a["fault"] += e.clock - t
+                work(me, fetch_net[0] + (fetched - 1) * fetch_net[1], "fault")
+                ha, hb = host_of(me), host_of(home)
+                lat, bw = route(ha, hb)
+                size = fetched * page_size
+                pre = sw(REQUEST_BYTES) + lat + REQUEST_BYTES / bw + sw(size)
+                a["fault"] += pre
+                flush(me, pre)
+                t = e.clock
+                sg.Comm.sendto(hobj[hb], hobj[ha], size)
+                a["fault"] += e.clock - t
             elif o.kind == BARRIER or (o.kind in (ALLOC, FREE) and collective):
                 release(me, o, "barrier")
                 if not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
@@ -797,7 +916,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
            "platform": plat.get("names", []), "borrowed": plat.get("borrowed", []), "compute_from": compute_from,
            "compute_scale": scale, "prefetch": prefetch,
            "prefetched_pages": sum(sum(n for g in pushes[k].values() for n in g.values()) for k in pushes),
-           "prefetch_hits": sum(len(hits[k]) for k in hits), "prefetched_read": sum(used.values()),
+           "prefetch_hits": sum(hits.values()), "prefetched_read": sum(used.values()),
            "pushes_timed": push_count["timed"], "pushes_reused": push_count["reused"], "per_rank": []}
     for k in sorted(ops):
         a = acct[k]

@@ -57,7 +57,7 @@ class Rank:
         self.config = cstr(1024, self.header_size - 1024)
         body = data[self.header_size:]
         self.tail = len(body) % REC.size
-        self.recs = [REC.unpack_from(body, i) for i in range(0, len(body) - self.tail, REC.size)]
+        self.recs = list(REC.iter_unpack(body[:len(body) - self.tail]))
         syncs = [r for r in self.recs if r[2] == 12]
         s0 = next((r for r in syncs if r[3] == 0), None)
         s1 = next((r for r in syncs if r[3] == 1), None)
@@ -193,6 +193,30 @@ def cpu_clock(samples):
         t0, t1 = ts[i - 1], ts[i]
         return cs[i - 1] + (cs[i] - cs[i - 1]) * (t - t0) / (t1 - t0) if t1 > t0 else cs[i]
     return at
+
+
+def cpu_between(samples):
+    """The thread's CPU time between local times a <= b (cpu_clock(b) -
+    cpu_clock(a)) as a function of (a, b); None without samples.  Asked
+    for consecutive gaps in time order, most pairs fall between the same two
+    samples, and those take the segment's slope without a search."""
+    at = cpu_clock(samples)
+    if at is None:
+        return None
+    ts = [t for t, _ in samples]
+    cs = [c for _, c in samples]
+    last = len(ts)
+    bl = bisect.bisect_left
+    seg = [1, 0, 0.0]  # [start, end, slope] of the last segment used: none yet
+
+    def between(a, b):
+        if seg[0] <= a and b <= seg[1]:
+            return (b - a) * seg[2]
+        i = bl(ts, b)
+        if 0 < i < last and ts[i - 1] <= a and ts[i] > ts[i - 1]:
+            seg[0], seg[1], seg[2] = ts[i - 1], ts[i], (cs[i] - cs[i - 1]) / (ts[i] - ts[i - 1])
+        return at(b) - at(a)
+    return between
 
 
 def name_of(x):
