@@ -12,6 +12,9 @@
 #                                      0..R-1 on host 0, R..2R-1 on host 1, ...)
 #   scripts/cluster.sh exec I [--] cmd [args...]
 #                                      run one command on host I (no MPI)
+#   scripts/cluster.sh links RATE      print what `up N RATE` makes each link, as
+#                                      a platform file for `loom predict --platform`
+#                                      (the token bucket: burst_bytes; no root)
 #
 # Host i is the namespace ${LOOM_CLUSTER_PREFIX}h<i> (default prefix "loomc-"),
 # address 198.18.0.<i+1>/24 (the benchmarking range, assigned only inside the
@@ -175,7 +178,9 @@ do_status() {
   local n i
   n=$(cluster_size)
   if [ "$n" -eq 0 ]; then echo "no cluster (prefix $PREFIX)"; return 0; fi
-  echo "prefix $PREFIX: $n hosts, rate $(cut -d' ' -f2 "$STATE")"
+  local rate
+  rate=$(cut -d' ' -f2 "$STATE")
+  echo "prefix $PREFIX: $n hosts, rate $rate$([ "$rate" = none ] || echo ", bucket $(tbf_burst "$rate") bytes")"
   for ((i = 0; i < n; i++)); do echo "  host $i: netns $(host_ns "$i"), node$i, 198.18.0.$((i + 1))"; done
 }
 
@@ -256,6 +261,11 @@ case "$cmd" in
     do_down
     ;;
   status) do_status ;;
+  links)
+    [ $# -eq 1 ] || die "links: give the rate, e.g. links 100mbit"
+    b=$(tbf_burst "$1")
+    printf '{"format": "loom-platform 1", "name": "emulated links, tc tbf %s, bucket %s bytes (scripts/cluster.sh)",\n "between_hosts": {"burst_bytes": %s}}\n' "$1" "$b" "$b"
+    ;;
   run) do_run "$@" ;;
   exec) do_exec "$@" ;;
   *) usage ;;

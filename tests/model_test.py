@@ -122,6 +122,31 @@ if fe and ib and a:
     check(fe["predicted_s"] > a["predicted_s"], "two hosts on Fast Ethernet take longer than one host")
     check(fe["hosts"] == 2 and a["hosts"] == 1, "ranks are placed one a host by default, as asked with --ranks-per-host")
 
+# A rate-limited link (a token bucket, as the emulated cluster's tc makes
+# it): its ping-pongs run at up to 330 MB/s, but only 10 MB/s stream.
+# Jacobi's 8-page fetches (prefetch off) come faster than the bucket
+# refills, so a small bucket makes them slower; a bucket that never runs
+# dry changes nothing.
+def tbf(burst):
+    path = os.path.join(work, f"tbf_{burst}.json")
+    json.dump({"format": "loom-platform 1", "name": f"bucket {burst}",
+               "between_hosts": {"latency_us": 50, "bandwidth_MBps": 10, "burst_bytes": burst,
+                                 "measured": {"pingpong_us": {"1": 50, "4096": 60, "65536": 200}}}}, open(path, "w"))
+    return predict(jt, "--platform", plat, "--platform", path, "--prefetch", "off")
+
+
+free, huge, small = tbf(0), tbf(10 ** 12), tbf(4096)
+check(None not in (free, huge, small), "a platform with a token bucket replays")
+if None not in (free, huge, small):
+    ff = max(r["fault_s"] for r in free["per_rank"])
+    fs = max(r["fault_s"] for r in small["per_rank"])
+    check(huge["per_rank"] == free["per_rank"], "a bucket that never runs dry: the same prediction as none")
+    check(fs > 1.5 * ff, f"a 4 KiB bucket: the fetches wait for tokens ({fs:.4f} s of faults against {ff:.4f} s)")
+json.dump({"format": "loom-platform 1", "between_hosts": {"burst_bytes": "big"}}, open(os.path.join(work, "tbf_bad.json"), "w"))
+p = sh([sys.executable, TOOL, "predict", jt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"),
+        "--platform", os.path.join(work, "tbf_bad.json")])
+check(p.returncode == 2 and "burst_bytes is 'big'" in p.stderr, "a burst_bytes that is no number of bytes is named")
+
 # The barrier prefetch across hosts (on by default where the trace had
 # none): Jacobi reads its neighbour's boundary rows after every barrier,
 # so across hosts they come with the barrier, nearly all of them are read,

@@ -116,6 +116,9 @@ def load_platform(paths):
             for k in REQUIRED["net"]:
                 if sec in plat and not isinstance(plat[sec].get(k), (int, float)):
                     errs.append(f"{sec}.{k} is missing")
+            b = plat.get(sec, {}).get("burst_bytes")
+            if b is not None and (not isinstance(b, (int, float)) or b < 0):
+                errs.append(f"{sec}.burst_bytes is {b!r}: expected the token bucket's bytes (0: none)")
     return plat, errs
 
 
@@ -687,6 +690,43 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             routes[(ha, hb)] = (lat, min((l.bandwidth for l in links), default=memcpy * 1e6))
         return routes[(ha, hb)]
 
+    # A rate-limited link (between_hosts.burst_bytes: a token bucket, as tc
+    # makes on the emulated cluster's ports, `scripts/cluster.sh links`):
+    # tokens come at the sustained rate (bandwidth_MBps) up to the bucket's
+    # bytes; a transfer takes what it can from the bucket of the sender's
+    # port and of the receiver's, and its bytes beyond that pass at the
+    # sustained rate, after the bytes queued there before them.  SimGrid's
+    # links carry the burst rate (the calibrated curves' fastest), so a
+    # transfer ends when both SimGrid and the buckets let it: isolated
+    # messages cost what the ping-pong measured, a busy link its
+    # streaming rate.  Messages under 1 KiB pass free.
+    burst = float(net.get("burst_bytes", 0) or 0)
+    rate = float(net["bandwidth_MBps"]) * 1e6  # bytes/s
+    buckets = {}  # (0 out / 1 in, host) -> [tokens, as of time s, queue empty at s]
+
+    def throttle(src, dst, size, now):
+        """When the buckets let a transfer of size bytes from host src to
+        host dst that starts now end (now if it passes on tokens)."""
+        done = now
+        if burst <= 0 or src == dst:
+            return done
+        for key in ((0, src), (1, dst)):
+            b = buckets.get(key)
+            if b is None:
+                b = buckets[key] = [burst, now, now]  # tokens at time, when the last queued byte passed
+            tokens, t, free = b
+            start = max(now, free)
+            tokens = min(burst, tokens + (start - t) * rate)
+            c = min(float(size), tokens)
+            end = start + (size - c) / rate
+            b[0], b[1], b[2] = (tokens - c, end, end) if c < size else (tokens - c, start, start)
+            done = max(done, end)
+        return done
+
+    def after_bucket(until):
+        if until > e.clock:
+            sg.this_actor.sleep_for(until - e.clock)
+
     def message(me, dst, size):
         """A blocking point-to-point transfer from rank me to rank dst.  A
         small one (requests, acknowledgements, lock messages) takes its
@@ -737,8 +777,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             acct[me][cat] += pre
             flush(me, pre)
             t = e.clock
+            until = max(throttle(host_of(me), host_of(h), s, t) for h, s in comms)
             acts = [sg.Comm.sendto_async(hobj[host_of(me)], hobj[host_of(h)], s) for h, s in comms]
             sg.Comm.wait_all(acts)
+            after_bucket(until)
             if acked:
                 # The homes' acknowledgement of the diffs.
                 message(comms[0][0], me, REQUEST_BYTES)
@@ -802,17 +844,23 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             # same push again (all ranks of barrier j see the same here).
             if me == key[0][0]:
                 push_count["reused"] += 1
-            acct[me]["barrier"] += seen[me]
-            pend[me] += seen[me]
+            t = e.clock + pend[me]
+            start = t + max(sw(s) for _, s in comms)
+            until = max(throttle(host_of(h), host_of(me), s, start) for h, s in comms)
+            took = max(seen[me], until - t)
+            acct[me]["barrier"] += took
+            pend[me] += took
         else:
             if me == key[0][0]:
                 push_count["timed"] += 1
             t = e.clock + pend[me]
             flush(me, max(sw(s) for _, s in comms))
+            until = max(throttle(host_of(h), host_of(me), s, e.clock) for h, s in comms)
             acts = [sg.Comm.sendto_async(hobj[host_of(h)], hobj[host_of(me)], s) for h, s in comms]
             sg.Comm.wait_all(acts)
-            acct[me]["barrier"] += e.clock - t
             push_times.setdefault(key, {})[me] = e.clock - t
+            after_bucket(until)
+            acct[me]["barrier"] += e.clock - t
         work(me, sum(s for _, s in comms) / memcpy, "barrier")  # the pages into their slots
 
     fetch_net = (float(net["fetch_overhead_us"]), float(net.get("fetch_extra_page_us", 0)))
@@ -846,7 +894,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 a["fault"] += pre
                 flush(me, pre)
                 t = e.clock
+                until = throttle(hb, ha, size, t)
                 sg.Comm.sendto(hobj[hb], hobj[ha], size)
+                after_bucket(until)
                 a["fault"] += e.clock - t
             elif o.kind == BARRIER or (o.kind in (ALLOC, FREE) and collective):
                 release(me, o, "barrier")
