@@ -62,3 +62,14 @@ python3 bench/model_validate.py --parts $R/validation.json $R/validation_prefetc
 #   python3 bench/model_validate.py --config h2r1_100mbit --hosts 2 --repredict --prefetch off --platform \
 #     $R/platform_one_host.json --platform $R/platform_h2_100mbit.json --traces "$T" --json $R/validation_prefetch_off.json
 #   and the --table and --parts lines above again.
+# The links' token buckets (MODEL.md, "With the links' token bucket"): the
+# same measured times predicted again with each rate-limited link's bucket
+# merged over its calibration:
+#   cp $R/validation.json $R/validation_bucket.json
+#   for rate in 100mbit 1gbit; do
+#     scripts/cluster.sh links $rate > $R/links_$rate.json
+#     python3 bench/model_validate.py --config h2r1_$rate --hosts 2 --repredict --platform $R/platform_one_host.json \
+#       --platform $R/platform_h2_$rate.json --platform $R/links_$rate.json --traces "$T" --json $R/validation_bucket.json
+#   done
+#   python3 bench/model_validate.py --table $R/validation_bucket.json > $R/table_bucket.md
+#   python3 bench/model_validate.py --parts $R/validation_bucket.json $R/validation.json > $R/parts_bucket.md
