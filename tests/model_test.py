@@ -180,6 +180,19 @@ if fe and ro:
                   for x, y in zip(fe["per_rank"], ro["per_rank"])),
           f"and predict what simulating each predicts ({fe['predicted_s']:.5f} s against {ro['predicted_s']:.5f} s)")
 
+# A pushing barrier's cost beyond the model's parts (barrier_push_us, from
+# the calibration's halo round across hosts): every rank pays it at every
+# barrier that pushes, and no other barrier.
+pp = os.path.join(work, "push_1ms.json")
+json.dump({"format": "loom-platform 1", "between_hosts": {"barrier_push_us": 1000}}, open(pp, "w"))
+fp = predict(jt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--platform", pp)
+check(fp is not None, "a platform with barrier_push_us replays")
+if fe and fp:
+    pushing = fe["pushes_timed"] + fe["pushes_reused"]
+    grew = fp["predicted_s"] - fe["predicted_s"]
+    check(pushing > 0 and abs(grew - pushing * 1e-3) <= 0.02 * pushing * 1e-3,
+          f"1 ms more at each of the {pushing} pushing barriers: {grew * 1e3:.2f} ms more in all")
+
 # 4. Locks and topologies: Barnes-Hut at 4 ranks (locks and barriers).
 bt = os.path.join(work, "barnes")
 p = sh([mpiexec, "-n", "4", barnes, "--bodies", "1024", "--steps", "2"], dict(env, LOOM_TRACE=bt, LOOM_MEM_SIZE="256M"))

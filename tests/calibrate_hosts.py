@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""loom_bench calibrate across 2 emulated hosts writes the network between
+hosts, with the barrier's push cost from the halo round.
+
+  calibrate_hosts.py CLUSTER_SH LOOM_BENCH
+
+Exits 77 (skipped) where the emulated cluster cannot be made."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+cl, bench = sys.argv[1], sys.argv[2]
+with tempfile.TemporaryDirectory() as d:
+    plat = os.path.join(d, "h2.json")
+    p = subprocess.run([cl, "run", "2", "1", "--", bench, "calibrate", "--tiny", "--platform", plat],
+                       capture_output=True, text=True, timeout=240)
+    if p.returncode == 77:
+        print(p.stdout + p.stderr)
+        sys.exit(77)
+    fails = []
+
+    def check(cond, what):
+        print(("ok   " if cond else "FAIL ") + what)
+        if not cond:
+            fails.append(what)
+
+    check(p.returncode == 0 and os.path.exists(plat), "calibrate across 2 hosts wrote a platform file")
+    if not fails:
+        b = json.load(open(plat)).get("between_hosts", {})
+        m = b.get("measured", {})
+        halo, bar, push = m.get("halo_round_us"), b.get("barrier_us"), b.get("barrier_push_us")
+        check(isinstance(halo, (int, float)) and isinstance(bar, (int, float)) and halo > bar,
+              f"the halo round ({halo} us) is measured and costs more than an empty barrier ({bar} us)")
+        check(isinstance(push, (int, float)) and 0 <= push < halo,
+              f"the push's cost beyond the model's parts ({push} us) is what the halo round left")
+    sys.exit(1 if fails else 0)
