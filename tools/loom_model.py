@@ -515,6 +515,8 @@ def prepare(prep):
             try:
                 with ctx.Pool(jobs) as pool:
                     return pool.map(_prep_rank, range(len(ranks)), chunksize=max(1, len(ranks) // (4 * jobs)))
+            except OSError:  # no processes or semaphores to be had here: one process
+                pass
             finally:
                 _PREP = None
     return [prep(r) for r in ranks]
