@@ -430,8 +430,8 @@ class Prep:
     (plan_prefetch, when unit is set), and the schedule the replay takes:
     a fault that stays inside the rank's host is CPU work only, so it joins
     the next operation, its computation and its work added before that
-    one's (the same times, summed in another order; CG's 64-rank trace has
-    1.6 million such faults in 1.9 million operations).  Called with a
+    one's (the same times, summed in another order; in CG's 64-rank trace
+    most operations are such faults).  Called with a
     rank, it returns (schedule, traced seconds, pushes, prefetch hits,
     pushed pages read); a schedule entry is (index in the rank's
     operations, op, computation s, fault work us before it)."""
