@@ -855,23 +855,23 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             return
         key = pattern_of.get(j)
         seen = push_times.get(key) if reuse else None
+        # From the end of the rank's pending work: the homes' sends, then
+        # the pages, which the links' buckets may hold back.
+        t = e.clock + pend[me]
+        start = t + max(sw(s) for _, s in comms)
+        until = max(throttle(host_of(h), host_of(me), s, start) for h, s in comms)
         if seen is not None and len(seen) == len(key):
             # Every rank of this pattern has its time from SimGrid: the
             # same push again (all ranks of barrier j see the same here).
             if me == key[0][0]:
                 push_count["reused"] += 1
-            t = e.clock + pend[me]
-            start = t + max(sw(s) for _, s in comms)
-            until = max(throttle(host_of(h), host_of(me), s, start) for h, s in comms)
             took = max(seen[me], until - t)
             acct[me]["barrier"] += took
             pend[me] += took
         else:
             if me == key[0][0]:
                 push_count["timed"] += 1
-            t = e.clock + pend[me]
-            flush(me, max(sw(s) for _, s in comms))
-            until = max(throttle(host_of(h), host_of(me), s, e.clock) for h, s in comms)
+            flush(me, start - t)
             acts = [sg.Comm.sendto_async(hobj[host_of(h)], hobj[host_of(me)], s) for h, s in comms]
             sg.Comm.wait_all(acts)
             push_times.setdefault(key, {})[me] = e.clock - t
