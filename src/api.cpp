@@ -352,6 +352,7 @@ void lift_state() {
   if (rt.pages.twins) munmap(rt.pages.twins, rt.size);
   rt.pages.twins = nullptr;
   proto_push_stop();
+  sync_agree_stop();
   rt.tp.finalize();
   rt.pages.clear();
   rt.ivl.init(0, 0, false);

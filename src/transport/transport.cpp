@@ -166,6 +166,10 @@ void Transport::isend(int r, int tag, const void* buf, size_t len, MPI_Request* 
   check(MPI_Isend(buf, (int)len, MPI_BYTE, r, tag, comm_, rq), "MPI_Isend");
 }
 
+void Transport::irecv(int r, int tag, void* buf, size_t len, MPI_Request* rq) {
+  check(MPI_Irecv(buf, (int)len, MPI_BYTE, r, tag, comm_, rq), "MPI_Irecv");
+}
+
 void Transport::irecv_words(int tag, uint64_t* buf, size_t words, MPI_Request* rq) {
   check(MPI_Irecv(buf, (int)(words * 8), MPI_BYTE, MPI_ANY_SOURCE, tag, comm_, rq), "MPI_Irecv");
 }

@@ -289,6 +289,7 @@ class Transport {
   // (protocol/core.cpp): each tag is used by one exchange only, and every
   // message sent is received by the same barrier.  Errors are fatal.
   void isend(int r, int tag, const void* buf, size_t len, MPI_Request* rq);
+  void irecv(int r, int tag, void* buf, size_t len, MPI_Request* rq);  // len bytes from r
   // The receive of a message with `tag` from any rank, of at most `words`
   // 8-byte words, into buf; test_words says whether it came, how many words
   // and from whom.  cancel: a receive posted that nothing will match.
