@@ -258,16 +258,18 @@ unsigned sync_barrier_or(unsigned mine) {
 }
 
 namespace {
-// The agreement by rows (sync_barrier_or_asks with kept asks: at most 16
-// ranks): every rank sends its words to every other rank and sums what the
-// others sent.  The last rank to arrive finds every other rank's words
-// there and needs no more messages; in MPICH's MPI_Iallreduce of the same
-// words it still waited 19 us on average (MG across 2 emulated hosts on 2
-// cores), about a round trip.  An empty barrier across 2 hosts went from
-// 1.19-1.33x MPI_Barrier to 0.91-1.03x (docs/BENCHMARKS.md, "The barrier's
-// agreement by rows").  A send is waited for only when its buffer is used
-// again, two barriers later (a rank is never more than one barrier ahead of
-// another, so tags by parity keep the barriers' rows apart).
+// The agreement by rows (sync_barrier_or_asks in a job of 2 ranks): each
+// rank sends its words to the other and sums.  The last rank to arrive
+// finds the other's words there and needs no more messages; in MPICH's
+// MPI_Iallreduce of the same words it still waited 19 us on average (MG
+// across 2 emulated hosts on 2 cores), about a round trip.  An empty
+// barrier across 2 hosts went from 1.16x MPI_Barrier to 1.00x (medians of
+// 9 runs; docs/BENCHMARKS.md, "The barrier's agreement by rows").  With 4
+// ranks (N - 1 messages a rank) it cost more than it gave, 16 cores and 2
+// alike, so more ranks keep the collective.  A send is waited for only
+// when its buffer is used again, two barriers later (a rank is never more
+// than one barrier ahead of another, so tags by parity keep the barriers'
+// rows apart).
 struct Rows {
   std::vector<int> sent_words[2];
   std::vector<MPI_Request> sent[2], recv;
@@ -336,7 +338,7 @@ unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const 
   for (int b = 0; b < 8; b++) in[(size_t)b] = (int)((mine >> b) & 1);
   std::copy(asks, asks + N, in.begin() + 8);
   if (kept) std::copy(kept, kept + N, in.begin() + 8 + N + (ptrdiff_t)rt.rank * N);
-  if (kept) {
+  if (N == 2) {
     agree_by_rows(in, out);
   } else {
     MPI_Request rq;

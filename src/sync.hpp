@@ -79,10 +79,10 @@ unsigned sync_barrier_or(unsigned mine);
 // rank's sum into *asked.  One MPI_Iallreduce of nranks + 8 ints.
 // kept (or null): this rank's row of kept asks (kept[h] for each home h,
 // proto_push_keeps), carried as nranks more ints a rank; *kept_in gets
-// kept[me] of every rank's row.  With kept (jobs of at most 16 ranks) the
-// words travel as rows instead, every rank's to every other rank (sync.cpp,
-// agree_by_rows); sync_agree_stop waits for the last of those sends before
-// the transport stops.
+// kept[me] of every rank's row.  In a job of 2 ranks the words travel as
+// rows instead, each rank's to the other (sync.cpp, agree_by_rows);
+// sync_agree_stop waits for the last of those sends before the transport
+// stops.
 unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const int* kept = nullptr,
                               int* kept_in = nullptr);
 void sync_agree_stop();
