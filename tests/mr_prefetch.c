@@ -240,9 +240,11 @@ static void body(int w, int nw) {
           bad++;
         }
       }
-    /* the other writes, after the reads, late (thread 0 of the writer) */
+    /* the other writes, after the reads, late (by the writer's thread that
+     * reads the page, so that no other thread of its rank reads it meanwhile) */
     const int writer = t == 45 ? 1 : (t == 60 || t == 75) ? late : -1;
-    if (writer == r && th == 0) {
+    const size_t wpage = t == 45 ? 2 : t == 60 ? 4 : 3;
+    if (writer == r && MINE(wpage)) {
       usleep(20000);
       if (t == 45) d[2 * W + 3] = 45 + 77;
       if (t == 60) CHECK_OK(loom_atomic_fetch_add(&d[4 * W + 9], 1000, NULL));
