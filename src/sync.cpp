@@ -272,7 +272,7 @@ namespace {
 // rows apart).
 struct Rows {
   std::vector<int> sent_words[2];
-  std::vector<MPI_Request> sent[2], recv;
+  MPI_Request sent[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   std::vector<int> got;
   uint64_t seq = 0;
 };
@@ -285,39 +285,23 @@ constexpr int kTagRows = 0x4c56;  // and 0x4c57 (by parity)
 void agree_by_rows(const std::vector<int>& in, std::vector<int>& out) {
   Transport& tp = rt.tp;
   Rows& x = rows_state();
-  const int N = rt.nranks, n = (int)in.size(), par = (int)(x.seq++ & 1);
-  if (!x.sent[par].empty()) {
-    spin_until([&] { return tp.test_all(x.sent[par].data(), x.sent[par].size()); });
-    x.sent[par].clear();
-  }
+  const int peer = 1 - rt.rank, n = (int)in.size(), par = (int)(x.seq++ & 1);
+  spin_until([&] { return tp.test_all(&x.sent[par], 1); });  // (a null request is complete)
   x.sent_words[par] = in;
-  x.got.assign((size_t)N * (size_t)n, 0);
-  x.recv.clear();
-  for (int r = 0; r < N; r++) {
-    if (r == rt.rank) continue;
-    x.recv.emplace_back();
-    tp.irecv(r, kTagRows + par, &x.got[(size_t)r * (size_t)n], (size_t)n * sizeof(int), &x.recv.back());
-  }
-  for (int r = 0; r < N; r++) {
-    if (r == rt.rank) continue;
-    x.sent[par].emplace_back();
-    tp.isend(r, kTagRows + par, x.sent_words[par].data(), (size_t)n * sizeof(int), &x.sent[par].back());
-  }
-  wait_site("a barrier (its rows from every rank)");
-  spin_until([&] { return tp.test_all(x.recv.data(), x.recv.size()); });
+  x.got.resize((size_t)n);
+  MPI_Request recv;
+  tp.irecv(peer, kTagRows + par, x.got.data(), (size_t)n * sizeof(int), &recv);
+  tp.isend(peer, kTagRows + par, x.sent_words[par].data(), (size_t)n * sizeof(int), &x.sent[par]);
+  wait_site("a barrier (the other rank's words)");
+  spin_until([&] { return tp.test_all(&recv, 1); });
   out = in;
-  for (int r = 0; r < N; r++)
-    if (r != rt.rank)
-      for (int i = 0; i < n; i++) out[(size_t)i] += x.got[(size_t)r * (size_t)n + (size_t)i];
+  for (int i = 0; i < n; i++) out[(size_t)i] += x.got[(size_t)i];
 }
 }  // namespace
 
 void sync_agree_stop() {
   Rows& x = rows_state();
-  for (auto& s : x.sent) {
-    if (!s.empty()) spin_until([&] { return rt.tp.test_all(s.data(), s.size()); });
-    s.clear();
-  }
+  for (MPI_Request& rq : x.sent) spin_until([&] { return rt.tp.test_all(&rq, 1); });
   x.seq = 0;
 }
 
