@@ -3,7 +3,7 @@
 
   bench/model_validate.py --config NAME --platform P.json [--platform Q.json] [--hosts H]
                           [--apps sor,lu,...] [--reps R] [--size paper|test]
-                          [--traces DIR] [--json OUT] [--repredict] [--prefetch auto|on|off]
+                          [--traces DIR] [--json OUT] [--paired] [--repredict] [--prefetch auto|on|off]
   bench/model_validate.py --table OUT.json     (the residuals as a Markdown table)
   bench/model_validate.py --parts OUT.json [OTHER.json]
                           (Loom's fault and barrier time, measured and predicted)
@@ -14,8 +14,13 @@ the configuration (2 ranks on one host, or --hosts H emulated hosts with one
 rank each: scripts/cluster.sh must be up with the links wanted), each
 measured as the job's loom_init-to-loom_finalize wall time (LOOM_STATS_FILE,
 the slowest rank), and the model's prediction from the one-host trace on
-the platform files given (`loom predict`).  Calibration (loom_bench
-calibrate) and these runs are separate runs.  The table gives every
+the platform files given (`loom predict`).  With --paired, instead, each
+of the R measured runs comes right after a traced one-host run of its own,
+and each trace is predicted: the machine's speed, which drifts here over
+minutes, is then the same in a trace and in the run it is compared with;
+the row gives the median prediction against the median measured time, and
+every pair.  Calibration (loom_bench calibrate) and these runs are separate
+runs.  The table gives every
 residual; --json merges this configuration into the file's others.
 """
 import argparse
@@ -72,7 +77,9 @@ def table(path):
             r = next((r for r in d["configs"][c]["rows"] if r["app"] == app), None)
             cells.append("-" if r is None else
                          f"{r['measured_s']:.3f} ({min(r['measured_runs_s']):.3f}-{max(r['measured_runs_s']):.3f}) / "
-                         f"{r['predicted_s']:.3f} / {100 * r['error']:+.1f}%")
+                         f"{r['predicted_s']:.3f}" +
+                         (f" ({min(r['predicted_runs_s']):.3f}-{max(r['predicted_runs_s']):.3f})" if "predicted_runs_s" in r else "") +
+                         f" / {100 * r['error']:+.1f}%")
         print(f"| {app} | " + " | ".join(cells) + " |")
     print("| median \|error\|, worst | " + " | ".join(
         f"{100 * d['configs'][c]['summary']['median_abs_error']:.1f}%, {100 * d['configs'][c]['summary']['worst_abs_error']:.1f}%"
@@ -132,6 +139,9 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--prefetch", choices=["auto", "on", "off"], default="auto",
                     help="loom predict --prefetch: the barrier prefetch across hosts in the replay")
+    ap.add_argument("--paired", action="store_true",
+                    help="a traced one-host run before every measured run, each predicted: the drift of the "
+                         "machine between trace and measurement out of the residual")
     ap.add_argument("--repredict", action="store_true",
                     help="run no program: predict again from the kept traces for the measured times --json holds")
     a = ap.parse_args()
@@ -141,12 +151,14 @@ def main():
         sys.exit("model_validate: " + "; ".join(errs))
     ranks = 2
     rows = []
-    kept, kept_bd = {}, {}
+    kept, kept_bd, kept_pairs = {}, {}, {}
     if a.repredict:
         with open(a.json) as f:
             old_rows = json.load(f)["configs"][a.config]["rows"]
         kept = {r["app"]: r["measured_runs_s"] for r in old_rows}
         kept_bd = {r["app"]: r["measured_breakdown_s"] for r in old_rows if "measured_breakdown_s" in r}
+        kept_pairs = {r["app"]: r["pair_traces"] for r in old_rows if "pair_traces" in r}
+        a.paired = a.paired or bool(kept_pairs)
     for app in a.apps.split(","):
         if a.repredict and app not in kept:
             continue
@@ -160,56 +172,94 @@ def main():
         # it, not the pages shared from their homes that are the one-host
         # default since the trace was designed.
         env.setdefault("LOOM_HOST_SHARE", "0")
-        if not a.repredict and not os.path.exists(os.path.join(trace, "rank0.lt")):
-            # Three traced runs after an untraced one (the first run of a
-            # program is slower: cold caches); the run of median wall time
-            # is kept (one host's run-to-run spread is 5-10% here).
-            run([a.mpiexec, "-n", str(ranks), exe] + args, env, a.timeout)
-            got = []
-            for t in range(3):
-                d, st = f"{trace}.{t}", f"{trace}.{t}.stats.json"
-                ok, err = run([a.mpiexec, "-n", str(ranks), exe] + args, dict(env, LOOM_TRACE=d, LOOM_STATS_FILE=st), a.timeout)
-                if ok:
-                    got.append((wall_of(st), d))
-                else:
-                    print(f"{app}: a traced run failed: {err}", file=sys.stderr)
-            if not got:
-                continue
-            got.sort()
-            os.rename(got[len(got) // 2][1], trace)
-            for _, d in got:
-                if os.path.exists(d):
-                    subprocess.run(["rm", "-rf", d])
-        walls = list(kept.get(app, []))
-        measured_bd = []
-        for _ in range(0 if a.repredict else a.reps):
+        one_host = [a.mpiexec, "-n", str(ranks), exe] + args
+        if a.hosts > 1:
+            measure_cmd = [os.path.join(ROOT, "scripts", "cluster.sh"), "run", str(a.hosts), str(ranks // a.hosts), "--", exe] + args
+        else:
+            measure_cmd = one_host
+
+        def measure(walls, measured_bd):
             stats = os.path.join(a.traces, f"{app}_stats.json")
-            if a.hosts > 1:
-                cmd = [os.path.join(ROOT, "scripts", "cluster.sh"), "run", str(a.hosts), str(ranks // a.hosts), "--", exe] + args
-            else:
-                cmd = [a.mpiexec, "-n", str(ranks), exe] + args
-            ok, err = run(cmd, dict(env, LOOM_STATS_FILE=stats), a.timeout)
+            ok, err = run(measure_cmd, dict(env, LOOM_STATS_FILE=stats), a.timeout)
             if not ok:
                 print(f"{app}: a measured run failed: {err}", file=sys.stderr)
-                continue
+                return False
             walls.append(wall_of(stats))
             measured_bd.append(breakdown_of(stats))
-        if not walls:
+            return True
+
+        def traced(d):
+            st = d + ".stats.json"
+            subprocess.run(["rm", "-rf", d, st])
+            ok, err = run(one_host, dict(env, LOOM_TRACE=d, LOOM_STATS_FILE=st), a.timeout)
+            if not ok:
+                print(f"{app}: a traced run failed: {err}", file=sys.stderr)
+                return None
+            return wall_of(st)
+
+        walls = list(kept.get(app, []))
+        measured_bd = []
+        pair_traces = list(kept_pairs.get(app, []))
+        if a.paired and not a.repredict:
+            # Each measured run right after a traced run of its own: the
+            # machine's speed drifts by more than the target over the
+            # minutes a configuration takes (MODEL.md), and a trace
+            # recorded once, at the start, carries the speed of then.
+            run(one_host, env, a.timeout)                       # warm-up, not counted
+            for k in range(a.reps):
+                d = f"{trace}.{a.config}.{k}"
+                if traced(d) is None:
+                    continue
+                if measure(walls, measured_bd):
+                    pair_traces.append(d)
+        elif not a.paired:
+            if not a.repredict and not os.path.exists(os.path.join(trace, "rank0.lt")):
+                # Three traced runs after an untraced one (the first run of a
+                # program is slower: cold caches); the run of median wall time
+                # is kept (one host's run-to-run spread is 5-10% here).
+                run(one_host, env, a.timeout)
+                got = []
+                for t in range(3):
+                    w = traced(f"{trace}.{t}")
+                    if w is not None:
+                        got.append((w, f"{trace}.{t}"))
+                if not got:
+                    continue
+                got.sort()
+                os.rename(got[len(got) // 2][1], trace)
+                for _, d in got:
+                    if os.path.exists(d):
+                        subprocess.run(["rm", "-rf", d])
+            for _ in range(0 if a.repredict else a.reps):
+                measure(walls, measured_bd)
+            pair_traces = [trace]
+        if not walls or not pair_traces:
             continue
-        # One prediction a process: SimGrid's engine is one per process.
-        cmd = [sys.executable, os.path.join(ROOT, "tools", "loom"), "predict", trace, "--json",
-               "--ranks-per-host", str(ranks // a.hosts if a.hosts > 1 else ranks), "--prefetch", a.prefetch]
-        for x in a.platform:
-            cmd += ["--platform", x]
-        pr = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
-        if pr.returncode != 0:
-            print(f"{app}: loom predict failed: {pr.stderr.strip()[-300:]}", file=sys.stderr)
+        preds = []
+        for d in pair_traces:
+            # One prediction a process: SimGrid's engine is one per process.
+            cmd = [sys.executable, os.path.join(ROOT, "tools", "loom"), "predict", d, "--json",
+                   "--ranks-per-host", str(ranks // a.hosts if a.hosts > 1 else ranks), "--prefetch", a.prefetch]
+            for x in a.platform:
+                cmd += ["--platform", x]
+            pr = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+            if pr.returncode != 0:
+                print(f"{app}: loom predict failed: {pr.stderr.strip()[-300:]}", file=sys.stderr)
+                continue
+            preds.append(json.loads(pr.stdout))
+        if not preds:
             continue
-        p = json.loads(pr.stdout)
+        # The prediction of median time (the only one when not paired).
+        p = sorted(preds, key=lambda q: q["predicted_s"])[len(preds) // 2]
         m = statistics.median(walls)
         row = {"app": app, "config": a.config, "measured_s": m, "measured_runs_s": walls,
                "predicted_s": p["predicted_s"], "traced_s": p["traced_s"], "error": p["predicted_s"] / m - 1,
                "breakdown_s": {c: max(r[c + "_s"] for r in p["per_rank"]) for c in loom_model.CATEGORIES}}
+        if a.paired:
+            # Pair k: the prediction from the k-th trace, the k-th measured run.
+            row["pair_traces"] = pair_traces
+            row["predicted_runs_s"] = [q["predicted_s"] for q in preds]
+            row["traced_runs_s"] = [q["traced_s"] for q in preds]
         # The slowest rank's own (as the measured breakdown is): the others
         # wait for it in barriers.
         slow = max(p["per_rank"], key=lambda r: r["predicted_s"])
