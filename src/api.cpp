@@ -1348,6 +1348,7 @@ loom_status_t loom_stats_reset(void) {
   REQUIRE_INIT();
   rt.st = Stats{};
   rt.st.t_start = now();
+  if (trace_on()) trace_event(Ev::Reset, trace_now(), 0, 0);  // where the statistics' wall time begins
   thread_stats_reset();
   return LOOM_OK;
 }

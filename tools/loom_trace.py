@@ -28,7 +28,7 @@ MAGIC = b"LOOMTRC1"
 REC = struct.Struct("<QIBBHQQ")
 TYPES = {1: "fault", 2: "barrier", 3: "lock", 4: "unlock", 5: "diff", 6: "atomic", 7: "alloc", 8: "free",
          9: "acquire", 10: "migrate", 11: "cpu", 12: "sync", 13: "dropped", 14: "pages", 15: "notice",
-         16: "notices", 17: "run"}
+         16: "notices", 17: "run", 18: "reset"}
 # Loom operations the program called or faulted into: the top level of a rank's timeline.
 TOP = {1, 2, 3, 4, 6}
 ATOMIC_OPS = {0: "fetch_add", 1: "cas", 2: "exchange", 3: "load", 4: "store"}
