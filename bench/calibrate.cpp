@@ -86,13 +86,16 @@ std::string quote(const std::string& v) {
 // a private 5-point stencil at once (memory-bound, like most of the
 // suite), with Loom started (its helper threads and the MPI library's as
 // a program has them), between Loom barriers; and the same with Loom not
-// started, between MPI barriers, before and after (`bare`: the mean of
-// the two medians).  Milliseconds per sample, the slowest rank's.  The
-// model scales a trace's computation by how much more running Loom costs
-// the computation on the platform it predicts than on the one the trace
-// ran on (kernel / bare there over kernel / bare here): a ratio measured
-// within one calibration, minutes apart, where the kernel alone moved by
-// up to 1.6x between calibrations on this shared machine.
+// started, between MPI barriers (`bare`).  Milliseconds per sample, the
+// slowest rank's.  The model scales a trace's computation by how much more
+// running Loom costs the computation on the platform it predicts than on
+// the one the trace ran on: the ratio kernel / bare there over kernel /
+// bare here.  The two are measured in alternating rounds (bare, then Loom
+// started, then stopped again), and the ratio is the median of the
+// rounds' own: the machine's speed drifts within a calibration by more
+// than the ratio's size (on two emulated hosts sharing this 2-core
+// machine, one bare block before the Loom block and one after gave a
+// ratio of 0.84: Loom making the computation faster).
 double stencil(std::vector<double>& a, std::vector<double>& b, int n, int sweeps) {
   double t0 = MPI_Wtime();
   for (int k = 0; k < sweeps; k++) {
@@ -105,35 +108,45 @@ double stencil(std::vector<double>& a, std::vector<double>& b, int n, int sweeps
   return (MPI_Wtime() - t0) * 1e3;
 }
 
-Summary compute_kernel(const Options& o, Summary* bare) {
+struct Kernel {
+  Summary loom, bare, ratio;
+};
+
+Kernel compute_kernel(const Options& o) {
   const int n = o.tiny ? 256 : 1024, sweeps = o.tiny ? 2 : 8;
+  const int rounds = o.tiny ? 2 : std::max(3, std::min(9, o.max_reps / 2)), per_block = o.tiny ? 2 : 5;
   std::vector<double> a((size_t)n * n, 1.0), b((size_t)n * n, 0.0);
-  auto alone = [&] {
-    return measure(o, [&] {
-      MPI_Barrier(MPI_COMM_WORLD);
-      double t = stencil(a, b, n, sweeps);
-      MPI_Barrier(MPI_COMM_WORLD);
-      return t;
-    });
+  // One block: a warm-up sample, then per_block samples, each the slowest
+  // rank's; returns their median and keeps them all.
+  auto block = [&](bool with_loom, std::vector<double>& all) {
+    std::vector<double> v;
+    for (int k = 0; k <= per_block; k++) {
+      if (with_loom) OK(loom_barrier());
+      else MPI_Barrier(MPI_COMM_WORLD);
+      double t = stencil(a, b, n, sweeps), worst = 0;
+      if (with_loom) OK(loom_barrier());
+      MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (k > 0) v.push_back(worst);
+    }
+    all.insert(all.end(), v.begin(), v.end());
+    return summarize(v).median;
   };
-  Summary before = alone();
-  loom_start();
-  Summary s = measure(o, [&] {
-    OK(loom_barrier());
-    double t = stencil(a, b, n, sweeps);
-    OK(loom_barrier());
-    return t;
-  });
-  loom_stop(nullptr);
-  Summary after = alone();
-  *bare = before;
-  bare->median = 0.5 * (before.median + after.median);
-  bare->lo = std::min(before.lo, after.lo);
-  bare->hi = std::max(before.hi, after.hi);
-  bare->min = std::min(before.min, after.min);
-  bare->max = std::max(before.max, after.max);
-  bare->converged = before.converged && after.converged;
-  return s;
+  std::vector<double> bare, loom, ratio;
+  double before = block(false, bare);
+  for (int r = 0; r < rounds; r++) {
+    loom_start();
+    double l = block(true, loom);
+    loom_stop(nullptr);
+    // Against the bare blocks on both sides of this Loom block, so that a
+    // steady drift inside the round cancels (one round's after is the
+    // next's before).
+    double after = block(false, bare);
+    ratio.push_back(l / (0.5 * (before + after)));
+    before = after;
+  }
+  Kernel k{summarize(loom), summarize(bare), summarize(ratio)};
+  for (Summary* x : {&k.loom, &k.bare, &k.ratio}) x->converged = x->median > 0 && (x->hi - x->lo) / x->median <= o.rel_ci;
+  return k;
 }
 
 }  // namespace
@@ -161,10 +174,10 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
   run_barrier_dirty(o, rep);
   run_remote_rw(o, rep);
   if (!one_host) run_halo(o, rep);
-  Summary bare;
-  const Summary kernel = compute_kernel(o, &bare);
-  rep.add(Result{"compute_kernel", {{"ranks", (double)nranks()}}, "ms", kernel, {}, {}, {}});
-  rep.add(Result{"compute_kernel_bare", {{"ranks", (double)nranks()}}, "ms", bare, {}, {}, {}});
+  const Kernel kernel = compute_kernel(o);
+  rep.add(Result{"compute_kernel", {{"ranks", (double)nranks()}}, "ms", kernel.loom, {}, {}, {}});
+  rep.add(Result{"compute_kernel_bare", {{"ranks", (double)nranks()}}, "ms", kernel.bare, {}, {}, {}});
+  rep.add(Result{"compute_kernel_ratio", {{"ranks", (double)nranks()}}, "x", kernel.ratio, {}, {}, {}});
   if (rank() != 0) return;
 
   double big = 0, bigbi = 0;
@@ -264,6 +277,7 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
   if (!one_host) net_fields.push_back({"barrier_push_us", num(push_over)});
   net_fields.push_back({"compute_kernel_ms", num(find(rep, "compute_kernel"))});
   net_fields.push_back({"compute_kernel_bare_ms", num(find(rep, "compute_kernel_bare"))});
+  net_fields.push_back({"compute_kernel_ratio", num(find(rep, "compute_kernel_ratio"))});
   net_fields.push_back({"measured", measured});
   const std::string net = object(net_fields, "  ");
   const std::string node = object({{"cpu_speed", "1"},

@@ -5,6 +5,7 @@
                           [--apps sor,lu,...] [--reps R] [--size paper|test]
                           [--traces DIR] [--json OUT] [--paired] [--repredict] [--prefetch auto|on|off]
   bench/model_validate.py --table OUT.json     (the residuals as a Markdown table)
+  bench/model_validate.py --errors A.json [B.json ...]   (only the errors, a column per configuration)
   bench/model_validate.py --parts OUT.json [OTHER.json]
                           (Loom's fault and barrier time, measured and predicted)
 
@@ -12,9 +13,12 @@ For every program: one traced run on one host with 2 ranks (LOOM_TRACE,
 kept in --traces and reused by later configurations), R untraced runs of
 the configuration (2 ranks on one host, or --hosts H emulated hosts with one
 rank each: scripts/cluster.sh must be up with the links wanted), each
-measured as the job's loom_init-to-loom_finalize wall time (LOOM_STATS_FILE,
-the slowest rank), and the model's prediction from the one-host trace on
-the platform files given (`loom predict`).  With --paired, instead, each
+measured as LOOM_STATS's wall time (LOOM_STATS_FILE, the slowest rank:
+from the program's loom_stats_reset, where the suite's timed region
+begins, to loom_finalize), and the model's prediction from the one-host
+trace on the platform files given (`loom predict`), of the same region
+where the trace marks the reset (`predicted_region_s`; older traces: the
+whole run from loom_init).  With --paired, instead, each
 of the R measured runs comes right after a traced one-host run of its own,
 and each trace is predicted: the machine's speed, which drifts here over
 minutes, is then the same in a trace and in the run it is compared with;
@@ -53,9 +57,12 @@ def breakdown_of(stats_file):
     """The slowest rank's seconds per category, as LOOM_STATS measured them,
     and the computation: the rest of its wall time."""
     with open(stats_file) as f:
-        r = max(json.load(f)["per_rank"], key=lambda r: r["wall"])
+        ranks = json.load(f)["per_rank"]
+    r = max(ranks, key=lambda r: r["wall"])
     b = {c: r.get("t_" + c, 0.0) for c in ("fault", "barrier", "lock", "unlock")}
     b["compute"] = r["wall"] - sum(b.values())
+    # Locks taken again with no message (kept), every rank's: a count, not seconds.
+    b["locks_kept"] = sum(x.get("locks_kept", 0) for x in ranks)
     return b
 
 
@@ -81,9 +88,27 @@ def table(path):
                          (f" ({min(r['predicted_runs_s']):.3f}-{max(r['predicted_runs_s']):.3f})" if "predicted_runs_s" in r else "") +
                          f" / {100 * r['error']:+.1f}%")
         print(f"| {app} | " + " | ".join(cells) + " |")
-    print("| median \|error\|, worst | " + " | ".join(
+    print(r"| median \|error\|, worst | " + " | ".join(
         f"{100 * d['configs'][c]['summary']['median_abs_error']:.1f}%, {100 * d['configs'][c]['summary']['worst_abs_error']:.1f}%"
         for c in cfgs) + " |")
+
+
+def errors(paths):
+    """Only the errors: a column per configuration of each file, a row per program."""
+    cols, apps = [], []
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)
+        for c, cfg in d["configs"].items():
+            rows = {r["app"]: r for r in cfg["rows"] if "error" in r}
+            cols.append((f"{c} ({os.path.relpath(p, ROOT)})" if len(paths) > 1 else c, rows, cfg["summary"]))
+            apps += [a for a in rows if a not in apps]
+    print("| program | " + " | ".join(c for c, _, _ in cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for app in apps:
+        print(f"| {app} | " + " | ".join(f"{100 * r[app]['error']:+.1f}%" if app in r else "-" for _, r, _ in cols) + " |")
+    print(r"| median \|error\|, worst | " + " | ".join(
+        f"{100 * s['median_abs_error']:.1f}%, {100 * s['worst_abs_error']:.1f}%" for _, _, s in cols) + " |")
 
 
 def parts(path, other=None):
@@ -122,6 +147,9 @@ def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--table":
         table(sys.argv[2])
         return 0
+    if len(sys.argv) >= 3 and sys.argv[1] == "--errors":
+        errors(sys.argv[2:])
+        return 0
     if len(sys.argv) in (3, 4) and sys.argv[1] == "--parts":
         parts(sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else None)
         return 0
@@ -142,6 +170,10 @@ def main():
     ap.add_argument("--paired", action="store_true",
                     help="a traced one-host run before every measured run, each predicted: the drift of the "
                          "machine between trace and measurement out of the residual")
+    ap.add_argument("--locks", choices=["keep", "round-trips"], default="keep",
+                    help="loom predict --locks: locks homed on another host kept by their last holder, or a round trip each")
+    ap.add_argument("--measure-only", action="store_true",
+                    help="with --paired: trace and measure, predict nothing (--repredict does, where SimGrid is)")
     ap.add_argument("--repredict", action="store_true",
                     help="run no program: predict again from the kept traces for the measured times --json holds")
     a = ap.parse_args()
@@ -235,11 +267,19 @@ def main():
             pair_traces = [trace]
         if not walls or not pair_traces:
             continue
+        if a.measure_only:
+            # The runs without their predictions (a machine without
+            # SimGrid): --repredict, where SimGrid is, predicts them.
+            rows.append({"app": app, "config": a.config, "measured_s": statistics.median(walls), "measured_runs_s": walls,
+                         "pair_traces": pair_traces, "measured_breakdown_s": measured_bd[min(range(len(walls)), key=lambda i: abs(walls[i] - statistics.median(walls)))]})
+            print(f"{app:8} {a.config:14} measured {statistics.median(walls):8.3f} s ({min(walls):.3f}-{max(walls):.3f})", flush=True)
+            continue
         preds = []
         for d in pair_traces:
             # One prediction a process: SimGrid's engine is one per process.
             cmd = [sys.executable, os.path.join(ROOT, "tools", "loom"), "predict", d, "--json",
-                   "--ranks-per-host", str(ranks // a.hosts if a.hosts > 1 else ranks), "--prefetch", a.prefetch]
+                   "--ranks-per-host", str(ranks // a.hosts if a.hosts > 1 else ranks), "--prefetch", a.prefetch,
+                   "--locks", a.locks]
             for x in a.platform:
                 cmd += ["--platform", x]
             pr = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
@@ -249,11 +289,18 @@ def main():
             preds.append(json.loads(pr.stdout))
         if not preds:
             continue
+        # What LOOM_STATS's wall time measured: from the program's
+        # loom_stats_reset (the suite's timed region) where the trace has it.
+        for q in preds:
+            if "predicted_region_s" in q:
+                q["predicted_job_s"], q["predicted_s"] = q["predicted_s"], q["predicted_region_s"]
+                q["traced_job_s"], q["traced_s"] = q["traced_s"], q["traced_region_s"]
         # The prediction of median time (the only one when not paired).
         p = sorted(preds, key=lambda q: q["predicted_s"])[len(preds) // 2]
         m = statistics.median(walls)
         row = {"app": app, "config": a.config, "measured_s": m, "measured_runs_s": walls,
                "predicted_s": p["predicted_s"], "traced_s": p["traced_s"], "error": p["predicted_s"] / m - 1,
+               "region": "predicted_region_s" in p,
                "breakdown_s": {c: max(r[c + "_s"] for r in p["per_rank"]) for c in loom_model.CATEGORIES}}
         if a.paired:
             # Pair k: the prediction from the k-th trace, the k-th measured run.
@@ -264,6 +311,7 @@ def main():
         # wait for it in barriers.
         slow = max(p["per_rank"], key=lambda r: r["predicted_s"])
         row["breakdown_slowest_s"] = {c: slow[c + "_s"] for c in loom_model.CATEGORIES}
+        row["predicted_locks_kept"] = sum(r.get("locks_kept", 0) for r in p["per_rank"])
         if app in kept_bd:
             row["measured_breakdown_s"] = kept_bd[app]
         if measured_bd:
@@ -273,7 +321,7 @@ def main():
         rows.append(row)
         print(f"{app:8} {a.config:14} measured {m:8.3f} s ({min(walls):.3f}-{max(walls):.3f})  predicted "
               f"{p['predicted_s']:8.3f} s  error {100 * row['error']:+6.1f}%", flush=True)
-    errs = sorted(abs(r["error"]) for r in rows)
+    errs = sorted(abs(r["error"]) for r in rows if "error" in r)
     summary = {"config": a.config, "programs": len(rows), "platform": plat.get("names", []),
                "median_abs_error": statistics.median(errs) if errs else None, "worst_abs_error": errs[-1] if errs else None}
     if errs:

@@ -29,9 +29,10 @@ from operator import itemgetter
 import loom_trace as lt
 
 # Synchronization in the trace (record types, docs/TRACE.md).
-FAULT, BARRIER, LOCK, UNLOCK, DIFF, ATOMIC, ALLOC, FREE, ACQUIRE, CPU, SYNC, NOTICE = 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 15
+FAULT, BARRIER, LOCK, UNLOCK, DIFF, ATOMIC, ALLOC, FREE, ACQUIRE, CPU, SYNC, NOTICE, RESET = 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 15, 18
 CATEGORIES = ("compute", "fault", "barrier", "lock", "unlock", "atomic")
 REQUEST_BYTES = 64   # a request message (fault, lock, atomic, acknowledgement)
+COOL_MAX_EXP = 6     # src/sync.cpp kCoolMaxExp
 DIFF_HEADER = 32     # per diff message, and 8 bytes per run of changed bytes
 
 
@@ -68,7 +69,7 @@ REQUIRED = {
 # Loom's software costs around a network's messages, which a network file
 # does not know.
 LOOM_COSTS = ("fetch_overhead_us", "fetch_extra_page_us", "lock_us", "barrier_us", "compute_kernel_ms",
-              "compute_kernel_bare_ms")
+              "compute_kernel_bare_ms", "compute_kernel_ratio")
 
 
 def merge(a, b):
@@ -101,7 +102,7 @@ def load_platform(paths):
     if bh is not None and ih is not None:
         kernel_own = "compute_kernel_ms" in bh
         for k in LOOM_COSTS:
-            if k == "compute_kernel_bare_ms" and kernel_own:
+            if k in ("compute_kernel_bare_ms", "compute_kernel_ratio") and kernel_own:
                 continue  # (a kernel's time and its time without Loom come from one calibration)
             if k not in bh and k in ih:
                 bh[k] = ih[k]
@@ -524,7 +525,7 @@ def prepare(prep):
 
 # ---------------------------------------------------------------- the replay
 
-def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetch="auto", reuse=True):
+def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetch="auto", reuse=True, keep=True):
     """The replay.  window=(A, B): also the time from leaving full barrier A
     to leaving full barrier B (1 is the first; B <= 0 counts from the last:
     0 is the last), predicted and traced, with its breakdown: a program's
@@ -590,6 +591,22 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     window = wins[0] if wins else None
     marked = {i for w in wins for i in w}
     marks = defaultdict(dict)
+    # The program's measured region (loom_stats_reset, where LOOM_STATS's
+    # wall time starts again; the suite resets right after a barrier): from
+    # leaving the last full barrier before the reset to the end, on every
+    # rank that has one (the last reset of thread 0).
+    region = {}
+    for r in ranks:
+        resets = [x[0] for x in r.recs if x[2] == RESET and x[4] == 0]
+        if resets:
+            fin = next(x for x in r.recs if x[2] == SYNC and x[3] == 1)
+            before = sum(1 for x in r.recs if x[2] == BARRIER and x[3] != 1 and x[4] == 0 and x[0] + x[1] <= resets[-1])
+            region[r.rank] = (before, (fin[0] - resets[-1]) * 1e-9)
+    if len(region) != n or len({b for b, _ in region.values()}) != 1:
+        region = {}
+    region_bar = next(iter(region.values()))[0] if region else 0
+    if region_bar:
+        marked.add(region_bar)
 
     # Each barrier's push, every rank's at once, by its number among the
     # barriers (the ranks take them in the same order): its pattern, the
@@ -638,8 +655,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # host or across hosts): what sharing cores and memory with Loom's and
     # MPI's threads costs there.  Where both calibrations timed the kernel
     # without Loom too, the ratio of the two slowdowns (each measured
-    # within one calibration run); else the ratio of the kernel's times,
-    # which carries the machine's drift between the calibrations.
+    # within one calibration run: compute_kernel_ratio, the median of
+    # rounds that alternate the two, or the ratio of the two medians in
+    # older files); else the ratio of the kernel's times, which carries the
+    # machine's drift between the calibrations.
     traced_sec = plat.get("inside_host") if len({r.host for r in ranks}) == 1 else plat.get("between_hosts")
     target_sec = ins if rph >= n else net
 
@@ -649,11 +668,29 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
 
     k_t, k_p = kernel(traced_sec, "compute_kernel_ms"), kernel(target_sec, "compute_kernel_ms")
     b_t, b_p = kernel(traced_sec, "compute_kernel_bare_ms"), kernel(target_sec, "compute_kernel_bare_ms")
-    if k_t and k_p and b_t and b_p:
+    r_t, r_p = kernel(traced_sec, "compute_kernel_ratio"), kernel(target_sec, "compute_kernel_ratio")
+    if r_t and r_p:
+        scale = r_p / r_t   # each the median of its calibration's alternating rounds
+    elif k_t and k_p and b_t and b_p:
         scale = (k_p / b_p) / (k_t / b_t)
     else:
         scale = k_p / k_t if k_t and k_p else 1.0
-    locks = defaultdict(lambda: {"holder": None, "queue": deque()})
+    locks = defaultdict(lambda: {"holder": None, "queue": deque(), "keeper": None})
+    # Kept locks (src/sync.cpp): across hosts a rank that unlocks a lock
+    # homed on another host with nobody queued keeps it, and takes it again
+    # with no message; another rank's take kicks it.  A keep given up by a
+    # kick before any re-take was wasted: 2^b (b up to 6) unlocks keep nothing.
+    kept_by = defaultdict(set)
+    backoff, cool, useful = defaultdict(int), {}, {}
+    retaken, kicked = defaultdict(int), defaultdict(int)   # per rank: as LOOM_STATS locks_kept, and kicks sent
+
+    def one_way(src, dst):
+        """A small message's time from rank src to rank dst (0 inside a host)."""
+        ha, hb = host_of(src), host_of(dst)
+        if ha == hb:
+            return 0.0
+        lat, bw = route(ha, hb)
+        return sw(REQUEST_BYTES) + lat + REQUEST_BYTES / bw
     # Locks only one rank ever takes cannot be contended: theirs is local work.
     takers = defaultdict(set)
     for k in ops:
@@ -916,6 +953,16 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 a["fault"] += e.clock - t
             elif o.kind == BARRIER or (o.kind in (ALLOC, FREE) and collective):
                 release(me, o, "barrier")
+                if kept_by[me]:
+                    # A barrier gives up every lock the rank keeps: a
+                    # release message to each home, not waited for.
+                    for lid in kept_by[me]:
+                        locks[lid]["keeper"] = None
+                        useful.pop((me, lid), None)
+                    t = len(kept_by[me]) * sw(REQUEST_BYTES)
+                    pend[me] += t
+                    acct[me]["barrier"] += t
+                    kept_by[me].clear()
                 if not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
                     barrier(me)
                     if i in push_at[me]:
@@ -931,17 +978,40 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 if len(takers[lid]) <= 1:
                     work(me, float((ins if host_of(lid % n) == host_of(me) else net).get("lock_us", 0.1)) / 2, "lock")
                 else:
-                    round_trip(me, lid % n, "lock")
                     L = locks[lid]
-                    if x[3] & 1:       # a trylock that did not get the lock
-                        pass
-                    elif L["holder"] is None:
-                        L["holder"] = me
+                    if keep and L["keeper"] == me and not x[3] & 1:
+                        # Kept since this rank's unlock: taken again with no message.
+                        L["keeper"], L["holder"] = None, me
+                        kept_by[me].discard(lid)
+                        backoff[(me, lid)], useful[(me, lid)] = 0, True
+                        retaken[me] += 1
+                        work(me, float(net.get("lock_us", 0.1)) / 2, "lock")
                     else:
-                        L["queue"].append(me)
-                        t = e.clock
-                        sg.Mailbox.by_name(f"g{me}").get()
-                        a["lock"] += e.clock - t
+                        round_trip(me, lid % n, "lock")
+                        if x[3] & 1:       # a trylock that did not get the lock
+                            pass
+                        elif L["holder"] is None and L["keeper"] is None:
+                            L["holder"] = me
+                        elif L["holder"] is None:
+                            # Kept by another rank: the kick, its give-up at
+                            # the home, the home's hand-over to this rank.
+                            k = L["keeper"]
+                            L["keeper"], L["holder"] = None, me
+                            kicked[me] += 1
+                            kept_by[k].discard(lid)
+                            if not useful.pop((k, lid), False):
+                                # A keep given up before any re-take: its
+                                # keeper keeps nothing for 2^b unlocks.
+                                b = min(backoff[(k, lid)] + 1, COOL_MAX_EXP)
+                                backoff[(k, lid)], cool[(k, lid)] = b, 1 << b
+                            t = one_way(me, k) + one_way(k, lid % n) + one_way(lid % n, me)
+                            a["lock"] += t
+                            flush(me, t)
+                        else:
+                            L["queue"].append(me)
+                            t = e.clock
+                            sg.Mailbox.by_name(f"g{me}").get()
+                            a["lock"] += e.clock - t
                 acquire(me, o, "lock")
             elif o.kind == UNLOCK:
                 release(me, o, "unlock")
@@ -959,6 +1029,22 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                         sg.this_actor.sleep_for(sw(REQUEST_BYTES))
                     sg.Mailbox.by_name(f"g{nxt}").put_init(lid, REQUEST_BYTES).detach()
                     a["unlock"] += e.clock - t
+                elif keep and host_of(lid % n) != host_of(me):
+                    # Across hosts the home holds the queue and an unlock is
+                    # a message not waited for (src/sync.cpp); with nobody
+                    # queued the rank keeps the lock instead, unless its
+                    # keeps of it were wasted lately (cooling).
+                    L["holder"] = None
+                    c = cool.get((me, lid), 0)
+                    if c:
+                        cool[(me, lid)] = c - 1
+                        t = sw(REQUEST_BYTES)
+                        a["unlock"] += t
+                        flush(me, t)
+                    else:
+                        L["keeper"] = me
+                        kept_by[me].add(lid)
+                        work(me, float(net.get("lock_us", 0.1)) / 2, "unlock")
                 else:
                     L["holder"] = None
                     round_trip(me, lid % n, "unlock")
@@ -983,14 +1069,20 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
            "compute_scale": scale, "prefetch": prefetch,
            "prefetched_pages": sum(sum(n for g in pushes[k].values() for n in g.values()) for k in pushes),
            "prefetch_hits": sum(hits.values()), "prefetched_read": sum(used.values()),
-           "pushes_timed": push_count["timed"], "pushes_reused": push_count["reused"], "per_rank": []}
+           "pushes_timed": push_count["timed"], "pushes_reused": push_count["reused"],
+           "locks": "keep" if keep else "round-trips", "per_rank": []}
     for k in sorted(ops):
         a = acct[k]
-        row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k]}
+        row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k], "locks_kept": retaken[k], "locks_kicked": kicked[k]}
         row.update({c + "_s": a[c] for c in CATEGORIES})
         out["per_rank"].append(row)
     out["predicted_s"] = max(finish.values())
     out["traced_s"] = max(traced.values())
+    if region:
+        start = lambda k: marks[k][region_bar][0] if region_bar else 0.0
+        out["region_after_barrier"] = region_bar
+        out["predicted_region_s"] = max(finish[k] - start(k) for k in ops)
+        out["traced_region_s"] = max(t for _, t in region.values())
     if window:
         wa, wb = window
         out["window"] = [wa, wb]
@@ -1028,6 +1120,9 @@ def print_prediction(p):
         print(f"{r['rank']:>5} {r['predicted_s']:>12.4f} {r['traced_s']:>9.4f} " +
               " ".join(f"{r[c + '_s']:>9.4f}" for c in CATEGORIES))
     print(f"  job {p['predicted_s']:.4f} s predicted (the trace's own run: {p['traced_s']:.4f} s, loom_init to loom_finalize)")
+    if "predicted_region_s" in p:
+        print(f"  measured region (from loom_stats_reset, after barrier {p['region_after_barrier']}; LOOM_STATS's wall time): "
+              f"{p['predicted_region_s']:.4f} s predicted (traced {p['traced_region_s']:.4f} s)")
     if "window" in p:
         wa, wb = p["window"]
         slow = min(p["per_rank"], key=lambda r: r["window"]["barrier_s"])["window"]
@@ -1084,7 +1179,7 @@ def main(a):
                 return 2
             window = window[0] if len(window) == 1 else window
         p = predict(ranks, plat, rph, a.topology, a.compute, window, getattr(a, "prefetch", "auto"),
-                    getattr(a, "reuse", "on") != "off")
+                    getattr(a, "reuse", "on") != "off", getattr(a, "locks", "keep") == "keep")
     except (ValueError, RuntimeError) as ex:
         print(f"loom predict: {ex}", file=sys.stderr)
         return 2
