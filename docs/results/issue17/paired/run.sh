@@ -10,7 +10,7 @@
 # Run as root from anywhere; the files land beside this script.
 set -e
 cd "$(dirname "$0")/../../../.."
-R=docs/results/issue17/paired
+R=${RESULTS:-docs/results/issue17/paired}     # the second run: RESULTS=$R/region TRACES=/tmp/loom-paired2/traces
 T=${TRACES:-/tmp/loom-paired/traces}
 B=build/bench/loom_bench
 export MPIEXEC=$PWD/.venv/bin/mpiexec
