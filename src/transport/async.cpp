@@ -548,6 +548,22 @@ void AsyncPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
   }
 }
 
+// A page's runs as one runs record (common.hpp) where there are two or
+// more and it fits a batch: smaller than a record a run.
+void AsyncPath::put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len,
+                         size_t n) {
+  const size_t need = n >= 2 ? runs_record_bytes(off, len, n) : 0;
+  if (need == 0 || need > kBatchBytes) {
+    Path::put_runs(r, s, base, src, off, len, n);
+    return;
+  }
+  Batch& b = batch_[r];
+  if (b.buf.empty()) b.buf.assign(kMsgWords, 0);
+  b.unacked = true;
+  if (b.used + need > kBatchBytes) send_batch(r);
+  b.used += append_runs_record(reinterpret_cast<uint8_t*>(b.buf.data() + kHdrWords) + b.used, s, base, src, off, len, n);
+}
+
 void AsyncPath::settle_releases() {
   // A barrier with no unlock since the last one scans nothing.
   if (!released_any_.exchange(false, std::memory_order_acquire)) return;

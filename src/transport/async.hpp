@@ -56,6 +56,8 @@ class AsyncPath final : public Path {
   // load_many reads the near ranks' words through the near path
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) override;
+  void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len,
+                size_t n) override;
   void flush() override;
   void sync_local() override;
   uint64_t load(int r, Seg s, uint64_t off) override;

@@ -63,13 +63,66 @@ size_t append_put_record(uint8_t* at, Seg s, uint64_t off, const void* src, size
   return put_record_bytes(len);
 }
 
+size_t runs_record_bytes(const uint32_t* off, const uint32_t* len, size_t n) {
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < n; i++) {
+    if ((uint64_t)off[i] + len[i] > 0xffff) return 0;
+    bytes += len[i];
+  }
+  return kPutRecordHead + ((4 * n + 7) & ~size_t(7)) + ((bytes + 7) & ~uint64_t(7));
+}
+
+size_t append_runs_record(uint8_t* at, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off,
+                          const uint32_t* len, size_t n) {
+  const uint64_t rec[2] = {(uint64_t)(int)s | kRunsRecord | ((uint64_t)n << 8), base};
+  std::memcpy(at, rec, sizeof rec);
+  uint8_t* table = at + sizeof rec;
+  const size_t table_bytes = (4 * n + 7) & ~size_t(7);
+  std::memset(table + 4 * n, 0, table_bytes - 4 * n);
+  uint8_t* data = table + table_bytes;
+  size_t bytes = 0;
+  for (size_t i = 0; i < n; i++) {
+    const uint16_t pair[2] = {(uint16_t)off[i], (uint16_t)len[i]};
+    std::memcpy(table + 4 * i, pair, sizeof pair);
+    std::memcpy(data + bytes, src + off[i], len[i]);
+    bytes += len[i];
+  }
+  std::memset(data + bytes, 0, ((bytes + 7) & ~size_t(7)) - bytes);
+  return sizeof rec + table_bytes + ((bytes + 7) & ~size_t(7));
+}
+
 PutRecordsApplied apply_put_records(const Segments& to, const uint8_t* p, const uint8_t* end) {
   while (p < end) {
     uint64_t rec[2];
+    if ((size_t)(end - p) < sizeof rec) return {PutRecordsApplied::kTruncated, Seg::Data, 0, 0};
     std::memcpy(rec, p, sizeof rec);
-    const Seg s = (Seg)(int)(rec[0] & 0xff);
+    const Seg s = (Seg)(int)(rec[0] & 0x7f);
     const uint64_t len = rec[0] >> 8;
     p += sizeof rec;
+    if (rec[0] & kRunsRecord) {  // len is the number of runs
+      if (rec[1] > ~uint64_t(0) - 0xffff) return {PutRecordsApplied::kOutside, s, rec[1], 0};
+      const uint64_t table = (4 * len + 7) & ~uint64_t(7);
+      if (len > (uint64_t)(end - p) / 4 || table > (uint64_t)(end - p)) return {PutRecordsApplied::kTruncated, s, rec[1], len};
+      const uint8_t* pairs = p;
+      p += table;
+      uint64_t bytes = 0;
+      for (uint64_t i = 0; i < len; i++) {
+        uint16_t pair[2];
+        std::memcpy(pair, pairs + 4 * i, sizeof pair);
+        bytes += pair[1];
+      }
+      if (bytes > (uint64_t)(end - p)) return {PutRecordsApplied::kTruncated, s, rec[1], bytes};
+      const uint8_t* data = p;
+      for (uint64_t i = 0; i < len; i++) {
+        uint16_t pair[2];
+        std::memcpy(pair, pairs + 4 * i, sizeof pair);
+        if (!to.inside(s, rec[1] + pair[0], pair[1])) return {PutRecordsApplied::kOutside, s, rec[1] + pair[0], pair[1]};
+        std::memcpy(to.base[(int)s] + rec[1] + pair[0], data, pair[1]);
+        data += pair[1];
+      }
+      p += (bytes + 7) & ~uint64_t(7);
+      continue;
+    }
     if (len > (uint64_t)(end - p)) return {PutRecordsApplied::kTruncated, s, rec[1], len};
     if (!to.inside(s, rec[1], len)) return {PutRecordsApplied::kOutside, s, rec[1], len};
     std::memcpy(to.base[(int)s] + rec[1], p, len);

@@ -145,5 +145,17 @@ struct PutRecordsApplied {
   uint64_t off, len;
 };
 PutRecordsApplied apply_put_records(const Segments& to, const uint8_t* p, const uint8_t* end);
+// A runs record: the n runs of one put_runs in a single record,
+// {seg | kRunsRecord | n << 8, base}, then n (16-bit offset from base,
+// 16-bit length) pairs padded to 8, then the runs' bytes back to back,
+// padded to 8.  A diff of many short runs (IS changes one byte of four)
+// then costs 4 bytes a run beside its bytes, not a 16-byte head and its
+// bytes padded to 8 (24 bytes a changed byte); apply_put_records takes
+// both kinds.  Returns 0 where a run ends past base + 65535 (no record:
+// put one record a run).
+constexpr uint64_t kRunsRecord = 0x80;
+size_t runs_record_bytes(const uint32_t* off, const uint32_t* len, size_t n);
+size_t append_runs_record(uint8_t* at, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off,
+                          const uint32_t* len, size_t n);
 
 }  // namespace loom
