@@ -33,7 +33,8 @@ FAULT, BARRIER, LOCK, UNLOCK, DIFF, ATOMIC, ALLOC, FREE, ACQUIRE, CPU, SYNC, NOT
 CATEGORIES = ("compute", "fault", "barrier", "lock", "unlock", "atomic")
 REQUEST_BYTES = 64   # a request message (fault, lock, atomic, acknowledgement)
 COOL_MAX_EXP = 6     # src/sync.cpp kCoolMaxExp
-DIFF_HEADER = 32     # per diff message, and 8 bytes per run of changed bytes
+DIFF_HEADER = 32     # per diff message, and 8 bytes per run of changed bytes (MPI RMA: a put of an indexed type)
+PUT_RECORD_HEAD = 16  # requests (async, auto across hosts): a put record's head
 
 
 def import_simgrid():
@@ -566,6 +567,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         except ValueError:
             unit = 8
     node = plat["node"]
+    # How a diff crosses hosts: as put records in requests (LOOM_TRANSPORT
+    # auto or async, the default) or as one MPI_Put a page (rma).
+    request_diffs = config_value(ranks, "LOOM_TRANSPORT", "auto") != "rma"
     net = plat.get("between_hosts") or plat["inside_host"]
     ins = plat.get("inside_host") or net
     # ops[rank]: the schedule (Prep): every operation but the faults that
@@ -801,6 +805,13 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             size = DIFF_HEADER + 8 * runs + nbytes
             if host_of(home) == host_of(me):
                 work(me, size / memcpy, cat)
+            elif request_diffs:
+                # Across hosts by requests (the default), batched to the
+                # home: a page's runs as one runs record, a 16-byte head, 4
+                # bytes a run and the bytes (transport/common.hpp; a single
+                # run, a plain put record), each part padded to 8.
+                pad = lambda b: (b + 7) & ~7
+                comms.append((home, PUT_RECORD_HEAD + (pad(4 * runs) if runs > 1 else 0) + pad(nbytes)))
             else:
                 comms.append((home, size))
         acked = bool(comms)
