@@ -11,6 +11,9 @@
 
 #include <bit>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace loom {
 namespace {
@@ -107,6 +110,138 @@ size_t diff_encode(const uint8_t* twin, const uint8_t* cur, size_t len, uint8_t*
     EncodeCtx e{cur, out};
     diff_runs(twin, cur, len, encode_run, &e);
     return static_cast<size_t>(e.out - out);
+}
+
+namespace {
+
+// The byte mask of one word's XOR: bit k set iff byte k of x is nonzero.
+// Each byte's "nonzero" lands in its high bit (diff_count's trick), then
+// the multiply gathers the eight high bits into the top byte: byte k's bit,
+// at 8k after the shift, meets the constant's byte 7 - k at bit 56 + k,
+// and no two products share a bit position, so nothing carries.
+inline uint64_t byte_mask(uint64_t x) {
+  const uint64_t y = (((x & kLow7) + kLow7) | x) & kHigh;
+  return ((y >> 7) * 0x0102040810204080ULL) >> 56;
+}
+
+// The mask of 64 bytes: bit k set iff byte k differs.  With SSE2 (every
+// x86-64) a byte compare and a move of the compare's top bits give 16 bits
+// at a time; elsewhere 8-byte XORs and byte_mask.
+inline uint64_t block_mask(const uint8_t* twin, const uint8_t* cur) {
+#if defined(__SSE2__)
+  uint64_t m = 0;
+  for (int k = 0; k < 4; k++) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(twin + 16 * k));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cur + 16 * k));
+    m |= (uint64_t)(uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) << (16 * k);
+  }
+  return m;
+#else
+  uint64_t m = 0;
+  for (size_t k = 0; k < 8; k++) {
+    const uint64_t x = load64(twin + 8 * k) ^ load64(cur + 8 * k);
+    if (x) m |= byte_mask(x) << (8 * k);
+  }
+  return m;
+#endif
+}
+
+// Calls copy(offset, n) for the marked bytes of each mask word, whole
+// 8-byte groups at once.
+template <class Copy>
+inline void each_marked(const uint64_t* mask, size_t words, Copy copy) {
+  for (size_t w = 0; w < words; w++) {
+    uint64_t m = mask[w];
+    if (m == ~uint64_t{0}) {
+      copy(w * 64, 64);
+      continue;
+    }
+    while (m) {
+      const unsigned k = static_cast<unsigned>(std::countr_zero(m));
+      if ((k & 7) == 0 && ((m >> k) & 0xff) == 0xff) {
+        copy(w * 64 + k, 8);
+        m &= ~(uint64_t{0xff} << k);
+      } else {
+        copy(w * 64 + k, 1);
+        m &= m - 1;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+DiffMask diff_mask(const uint8_t* twin, const uint8_t* cur, size_t len, uint64_t* mask) {
+  DiffMask d;
+  uint64_t carry = 0;  // the last byte of the word before changed
+  for (size_t w = 0; w < len / 64; w++) {
+    const uint64_t m = block_mask(twin + w * 64, cur + w * 64);
+    mask[w] = m;
+    if (m == 0) {  // most of a sparse page: 64 bytes unchanged
+      carry = 0;
+      continue;
+    }
+    d.bytes += static_cast<size_t>(std::popcount(m));
+    d.runs += static_cast<size_t>(std::popcount(m & ~((m << 1) | carry)));
+    carry = m >> 63;
+  }
+  return d;
+}
+
+void mask_runs(const uint64_t* mask, size_t words, DiffRunFn fn, void* ctx) {
+  // A word's run starts (a set bit whose lower neighbour is clear) and
+  // ends (a set bit whose upper neighbour is clear), across the words'
+  // edges; each end closes the run opened last, in this word or before.
+  constexpr size_t kNone = ~size_t{0};
+  size_t open = kNone;
+  for (size_t w = 0; w < words; w++) {
+    const uint64_t m = mask[w];
+    if (m == 0 || m == ~uint64_t{0}) {
+      if (m && open == kNone) open = w * 64;  // a whole word: a run's middle, or its start
+      if (m && (w + 1 == words || !(mask[w + 1] & 1))) {
+        fn(static_cast<uint32_t>(open), static_cast<uint32_t>(w * 64 + 64 - open), ctx);
+        open = kNone;
+      }
+      continue;
+    }
+    const uint64_t below = w ? mask[w - 1] >> 63 : 0;
+    const uint64_t above = w + 1 < words ? mask[w + 1] & 1 : 0;
+    uint64_t starts = m & ~((m << 1) | below);
+    uint64_t ends = m & ~((m >> 1) | (above << 63));
+    while (ends) {
+      if (open == kNone) {
+        open = w * 64 + static_cast<size_t>(std::countr_zero(starts));
+        starts &= starts - 1;
+      }
+      const size_t e = w * 64 + static_cast<size_t>(std::countr_zero(ends)) + 1;
+      ends &= ends - 1;
+      fn(static_cast<uint32_t>(open), static_cast<uint32_t>(e - open), ctx);
+      open = kNone;
+    }
+    if (starts) open = w * 64 + static_cast<size_t>(std::countr_zero(starts));  // runs on into the next word
+  }
+}
+
+size_t mask_pack(uint8_t* out, const uint8_t* src, const uint64_t* mask, size_t words) {
+  size_t n = 0;
+  each_marked(mask, words, [&](size_t off, size_t len) {
+    std::memcpy(out + n, src + off, len);
+    n += len;
+  });
+  return n;
+}
+
+size_t mask_unpack(uint8_t* dst, const uint8_t* packed, const uint64_t* mask, size_t words) {
+  size_t n = 0;
+  each_marked(mask, words, [&](size_t off, size_t len) {
+    std::memcpy(dst + off, packed + n, len);
+    n += len;
+  });
+  return n;
+}
+
+void mask_store(uint8_t* dst, const uint8_t* src, const uint64_t* mask, size_t words) {
+  each_marked(mask, words, [&](size_t off, size_t len) { std::memcpy(dst + off, src + off, len); });
 }
 
 bool diff_apply(uint8_t* page, size_t page_len, const uint8_t* enc, size_t enc_len) {

@@ -53,4 +53,27 @@ size_t diff_runs(const uint8_t* twin, const uint8_t* cur, size_t len, DiffRunFn 
 // Number of changed bytes only (no output).
 size_t diff_count(const uint8_t* twin, const uint8_t* cur, size_t len);
 
+// A diff as a mask of its changed bytes: bit b of mask[b / 64] is set iff
+// byte b changed.  Every step over a mask costs by the page's words, not by
+// its runs: a page of dense short runs (IS changes one byte in four: 1,024
+// runs a page) is scanned without a branch a byte, and stored byte-exact
+// without a call a run.  `len` is a multiple of 64; `mask` has len / 64 words.
+struct DiffMask {
+  size_t bytes = 0;  // changed bytes
+  size_t runs = 0;   // maximal runs of them (as diff_runs finds)
+};
+DiffMask diff_mask(const uint8_t* twin, const uint8_t* cur, size_t len, uint64_t* mask);
+
+// The mask's maximal runs in increasing offset order: fn(offset, len, ctx).
+void mask_runs(const uint64_t* mask, size_t words, DiffRunFn fn, void* ctx);
+
+// The marked bytes of src, back to back, written to out; returns how many.
+size_t mask_pack(uint8_t* out, const uint8_t* src, const uint64_t* mask, size_t words);
+// The inverse: packed bytes stored at the marked offsets of dst, no other
+// byte of dst written; returns how many were read.
+size_t mask_unpack(uint8_t* dst, const uint8_t* packed, const uint64_t* mask, size_t words);
+// The marked bytes of src stored at the same offsets of dst, no other byte
+// of dst written (a mapped home's copy of a diff).
+void mask_store(uint8_t* dst, const uint8_t* src, const uint64_t* mask, size_t words);
+
 }  // namespace loom

@@ -1,7 +1,8 @@
-// Standalone tests for loom's page diff (src/diff.hpp). No framework: CHECK
-// counts passes/failures, prints file:line and the expression on failure, and
-// main returns nonzero if anything failed.
+// Standalone tests for loom's page diff (src/diff.hpp): runs, the encoded
+// form, and the mask form against byte-at-a-time references.
 #include "diff.hpp"
+
+#include "unit_check.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -9,20 +10,6 @@
 #include <vector>
 
 namespace {
-
-int g_passed = 0;
-int g_failed = 0;
-
-#define CHECK(expr)                                                          \
-    do {                                                                     \
-        if (expr) {                                                          \
-            ++g_passed;                                                      \
-        } else {                                                             \
-            ++g_failed;                                                      \
-            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__,      \
-                         __LINE__, #expr);                                   \
-        }                                                                    \
-    } while (0)
 
 using Bytes = std::vector<uint8_t>;
 using Runs = std::vector<loom::DiffRun>;
@@ -247,6 +234,103 @@ void test_max_encoded() {
     }
 }
 
+// The mask form (diff_mask, mask_runs, mask_pack/unpack/store) against the
+// byte-at-a-time reference, from empty to every byte, sparse to dense, and
+// every 4th byte (IS's pattern, 1,024 runs a page).
+void mask_collect(uint32_t off, uint32_t len, void* ctx) { static_cast<Runs*>(ctx)->push_back({off, len}); }
+
+void check_mask_case(const uint8_t* t, const uint8_t* c, size_t len) {
+    const size_t words = len / 64;
+    std::vector<uint64_t> mask(words + 1, 0x5a5a5a5a5a5a5a5aULL);
+    const loom::DiffMask d = loom::diff_mask(t, c, len, mask.data());
+    bool bits = true;
+    for (size_t i = 0; i < len; ++i) bits = bits && (((mask[i / 64] >> (i % 64)) & 1) != 0) == (t[i] != c[i]);
+    CHECK(bits);
+    CHECK(mask[words] == 0x5a5a5a5a5a5a5a5aULL);  // nothing past the last word
+    const Runs ref = reference_runs(t, c, len);
+    CHECK(d.runs == ref.size());
+    CHECK(d.bytes == loom::diff_count(t, c, len));
+    Runs got;
+    loom::mask_runs(mask.data(), words, mask_collect, &got);
+    CHECK(same_runs(got, ref));
+    // Packed and unpacked onto the twin: the current page, and the packed
+    // form is exactly the changed bytes in order.
+    Bytes packed(len + 8, 0xcc);
+    const size_t n = loom::mask_pack(packed.data(), c, mask.data(), words);
+    CHECK(n == d.bytes);
+    CHECK(packed[n] == 0xcc);
+    bool order = true;
+    size_t k = 0;
+    for (size_t i = 0; i < len; ++i)
+        if (t[i] != c[i]) order = order && packed[k++] == c[i];
+    CHECK(order);
+    Bytes home(t, t + len);
+    CHECK(loom::mask_unpack(home.data(), packed.data(), mask.data(), words) == n);
+    CHECK(std::memcmp(home.data(), c, len) == 0);
+    // Stored onto a page of other bytes: the changed bytes land, no other
+    // byte is written.
+    Bytes other(len, 0xee);
+    loom::mask_store(other.data(), c, mask.data(), words);
+    bool exact = true;
+    for (size_t i = 0; i < len; ++i) exact = exact && other[i] == (t[i] != c[i] ? c[i] : 0xee);
+    CHECK(exact);
+}
+
+void test_mask_random() {
+    std::mt19937 rng(4242);
+    const double fracs[] = {0.0, 0.002, 0.05, 0.3, 0.7, 0.98, 1.0};
+    int cases = 0;
+    for (int rep = 0; rep < 8; ++rep)
+        for (double f : fracs)
+            for (size_t len : {size_t{4096}, size_t{64}, size_t{192}}) {
+                Bytes tb, cb;
+                const size_t shift = static_cast<size_t>(rep % 3);
+                make_case(rng, len, f, shift, tb, cb);
+                check_mask_case(tb.data() + shift, cb.data() + shift, len);
+                ++cases;
+            }
+    // Fixed patterns: every 4th byte, every 64th, runs across word and
+    // mask-word boundaries, whole 8-byte groups next to single bytes.
+    for (size_t stride : {size_t{4}, size_t{64}, size_t{2}, size_t{9}}) {
+        Bytes t(4096, 1), c = t;
+        for (size_t i = 0; i < 4096; i += stride) c[i] = 2;
+        check_mask_case(t.data(), c.data(), 4096);
+        ++cases;
+    }
+    Bytes t(4096, 0), c = t;
+    for (size_t i = 60; i < 140; ++i) c[i] = 9;    // across a mask word's end
+    for (size_t i = 200; i < 208; ++i) c[i] = 9;   // one whole 8-byte group
+    c[209] = 9;
+    for (size_t i = 4032; i < 4096; ++i) c[i] = 9; // the last mask word, whole
+    check_mask_case(t.data(), c.data(), 4096);
+    {
+        uint64_t m[64];
+        const loom::DiffMask d = loom::diff_mask(t.data(), c.data(), 4096, m);
+        CHECK(d.runs == 4 && d.bytes == 80 + 8 + 1 + 64);
+    }
+    CHECK(cases >= 150);
+}
+
+// Two writers' masks stored in either order on the home: both writers'
+// bytes, even within one 8-byte word.
+void test_mask_false_sharing() {
+    Bytes twin(4096, 0), a = twin, b = twin;
+    for (size_t i = 0; i < 4096; i += 4) a[i] = 0xaa;      // A: every 4th byte
+    for (size_t i = 2; i < 4096; i += 4) b[i] = 0xbb;      // B: the bytes between
+    b[4095] = 0xb2;
+    uint64_t ma[64], mb[64];
+    loom::diff_mask(twin.data(), a.data(), 4096, ma);
+    loom::diff_mask(twin.data(), b.data(), 4096, mb);
+    Bytes expect = twin;
+    for (size_t i = 0; i < 4096; ++i) expect[i] = a[i] ? a[i] : b[i];
+    for (int order = 0; order < 2; ++order) {
+        Bytes home = twin;
+        loom::mask_store(home.data(), order ? b.data() : a.data(), order ? mb : ma, 64);
+        loom::mask_store(home.data(), order ? a.data() : b.data(), order ? ma : mb, 64);
+        CHECK(home == expect);
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -260,6 +344,7 @@ int main() {
     test_maximal_runs();
     test_apply_rejects();
     test_max_encoded();
-    std::printf("diff_test: %d passed, %d failed\n", g_passed, g_failed);
-    return g_failed == 0 ? 0 : 1;
+    test_mask_random();
+    test_mask_false_sharing();
+    return unit_result("diff_test");
 }

@@ -809,9 +809,16 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 # Across hosts by requests (the default), batched to the
                 # home: a page's runs as one runs record, a 16-byte head, 4
                 # bytes a run and the bytes (transport/common.hpp; a single
-                # run, a plain put record), each part padded to 8.
+                # run, a plain put record), each part padded to 8; where
+                # that is larger than the page's byte mask (8 bytes a 64
+                # bytes of page), a mask record: the head, the mask, the
+                # bytes (Transport::mask_pays).
                 pad = lambda b: (b + 7) & ~7
-                comms.append((home, PUT_RECORD_HEAD + (pad(4 * runs) if runs > 1 else 0) + pad(nbytes)))
+                mask_words = page_size // 64
+                if 4 * runs > 8 * mask_words:
+                    comms.append((home, PUT_RECORD_HEAD + 8 * mask_words + pad(nbytes)))
+                else:
+                    comms.append((home, PUT_RECORD_HEAD + (pad(4 * runs) if runs > 1 else 0) + pad(nbytes)))
             else:
                 comms.append((home, size))
         acked = bool(comms)

@@ -764,22 +764,30 @@ void release_pages(std::vector<uint32_t>& list) {
   });
   migrate_note_released(list);
   static Runs& runs = *new Runs();  // never destroyed: see runtime.hpp
+  constexpr size_t kWords = kPage / 64;
+  static uint64_t mask[kWords];
   for (uint32_t p : list) {
     const uint64_t tt = trace_on() ? trace_now() : 0;
     runs.off.clear();
     runs.len.clear();
-    size_t bytes = diff_runs(pt.twins + p * kPage, slot(p), kPage, add_run, &runs);
-    if (!runs.off.empty())
+    // The page's changed bytes as a mask, in one pass that costs by its
+    // words; a diff of many runs goes by the mask (its transport stores or
+    // sends it whole), one of few by its runs, the smaller record.
+    const DiffMask d = diff_mask(pt.twins + p * kPage, slot(p), kPage, mask);
+    const bool by_mask = Transport::mask_pays(d.runs, kWords);
+    if (d.bytes && (!by_mask || trace_runs())) mask_runs(mask, kWords, add_run, &runs);
+    if (d.bytes && by_mask) rt.tp.put_mask(pt.home[p], Seg::Data, p * kPage, slot(p), mask, kWords);
+    else if (d.bytes)
       rt.tp.put_runs(pt.home[p], Seg::Data, p * kPage, slot(p), runs.off.data(), runs.len.data(), runs.off.size());
     rt.st.s.diffs++;
-    rt.st.s.diff_bytes += bytes;
+    rt.st.s.diff_bytes += d.bytes;
     if (trace_runs()) {  // the diff's own runs: no second pass over the page
       trace_run_list(p, runs.off.data(), runs.len.data(), runs.off.size(), pt.home[p]);
       trace_flush_full();  // a release of many scattered pages fills buffers
     }
     if (trace_on())
       trace_event(Ev::Diff, tt, p,
-                  (uint64_t)(uint32_t)bytes | (uint64_t)(uint16_t)std::min<size_t>(runs.off.size(), 0xffff) << 32 |
+                  (uint64_t)(uint32_t)d.bytes | (uint64_t)(uint16_t)std::min<size_t>(d.runs, 0xffff) << 32 |
                       (uint64_t)(uint16_t)pt.home[p] << 48);
   }
   rt.tp.flush();

@@ -533,11 +533,19 @@ void AsyncPath::send_batch(int r) {
   b.used = 0;
 }
 
-void AsyncPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
+// Rank r's batch, ready for a record of `need` bytes (sent first where it
+// has no room for them).
+AsyncPath::Batch& AsyncPath::batch_for(int r, size_t need) {
   Batch& b = batch_[r];
   if (b.buf.empty()) b.buf.assign(kMsgWords, 0);
-  const uint8_t* p = static_cast<const uint8_t*>(src);
   b.unacked = true;
+  if (b.used + need > kBatchBytes) send_batch(r);
+  return b;
+}
+
+void AsyncPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
+  Batch& b = batch_for(r, 0);
+  const uint8_t* p = static_cast<const uint8_t*>(src);
   while (len > 0) {
     if (b.used + kPutRecordHead + 8 > kBatchBytes) send_batch(r);
     const size_t n = std::min(len, (kBatchBytes - b.used - kPutRecordHead) & ~size_t(7));
@@ -557,11 +565,19 @@ void AsyncPath::put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const 
     Path::put_runs(r, s, base, src, off, len, n);
     return;
   }
-  Batch& b = batch_[r];
-  if (b.buf.empty()) b.buf.assign(kMsgWords, 0);
-  b.unacked = true;
-  if (b.used + need > kBatchBytes) send_batch(r);
+  Batch& b = batch_for(r, need);
   b.used += append_runs_record(reinterpret_cast<uint8_t*>(b.buf.data() + kHdrWords) + b.used, s, base, src, off, len, n);
+}
+
+// A page's diff as one mask record (common.hpp) where it fits a batch.
+void AsyncPath::put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) {
+  const size_t need = mask_record_bytes(words, 64 * words);  // at most
+  if (need > kBatchBytes) {
+    Path::put_mask(r, s, base, src, mask, words);
+    return;
+  }
+  Batch& b = batch_for(r, need);
+  b.used += append_mask_record(reinterpret_cast<uint8_t*>(b.buf.data() + kHdrWords) + b.used, s, base, src, mask, words);
 }
 
 void AsyncPath::settle_releases() {
@@ -569,9 +585,7 @@ void AsyncPath::settle_releases() {
   if (!released_any_.exchange(false, std::memory_order_acquire)) return;
   for (int r = 0; r < nranks_; r++) {
     if (!__atomic_exchange_n(&released_to_[r], 0, __ATOMIC_RELAXED)) continue;
-    Batch& b = batch_[r];
-    if (b.buf.empty()) b.buf.assign(kMsgWords, 0);
-    b.unacked = true;
+    (void)batch_for(r, 0);  // acknowledged at the flush
   }
   flush();
 }

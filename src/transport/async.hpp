@@ -58,6 +58,7 @@ class AsyncPath final : public Path {
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) override;
   void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len,
                 size_t n) override;
+  void put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) override;
   void flush() override;
   void sync_local() override;
   uint64_t load(int r, Seg s, uint64_t off) override;
@@ -99,6 +100,7 @@ class AsyncPath final : public Path {
   void serve_one(int src, const uint64_t* msg, int bytes, std::vector<uint64_t>& out);
   void wait_mine(int n, MPI_Request* rq);  // the application thread's requests, serving meanwhile
   uint64_t rpc_word(int r, uint64_t hdr, uint64_t off, uint64_t a, uint64_t b);  // hdr: word 0 of the request
+  Batch& batch_for(int r, size_t need);  // r's batch with room for need bytes
   void send_batch(int r);  // pending puts to r, no acknowledgement
   void store_for(int r, uint64_t off, uint64_t v);  // a Meta word of r, from the serving thread
 

@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+
+#include "diff.hpp"
 
 namespace loom {
 
@@ -91,14 +94,46 @@ size_t append_runs_record(uint8_t* at, Seg s, uint64_t base, const uint8_t* src,
   return sizeof rec + table_bytes + ((bytes + 7) & ~size_t(7));
 }
 
+size_t append_mask_record(uint8_t* at, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) {
+  const uint64_t rec[2] = {(uint64_t)(int)s | kMaskRecord | ((uint64_t)words << 8), base};
+  std::memcpy(at, rec, sizeof rec);
+  std::memcpy(at + sizeof rec, mask, 8 * words);
+  uint8_t* data = at + sizeof rec + 8 * words;
+  const size_t bytes = mask_pack(data, src, mask, words);
+  std::memset(data + bytes, 0, ((bytes + 7) & ~size_t(7)) - bytes);
+  return mask_record_bytes(words, bytes);
+}
+
 PutRecordsApplied apply_put_records(const Segments& to, const uint8_t* p, const uint8_t* end) {
   while (p < end) {
     uint64_t rec[2];
     if ((size_t)(end - p) < sizeof rec) return {PutRecordsApplied::kTruncated, Seg::Data, 0, 0};
     std::memcpy(rec, p, sizeof rec);
-    const Seg s = (Seg)(int)(rec[0] & 0x7f);
+    const Seg s = (Seg)(int)(rec[0] & kRecordSeg);
     const uint64_t len = rec[0] >> 8;
     p += sizeof rec;
+    if (rec[0] & kMaskRecord) {  // len is the number of mask words
+      if (len > (uint64_t)(end - p) / 8) return {PutRecordsApplied::kTruncated, s, rec[1], len};
+      if (len > ~uint64_t(0) / 64 || !to.inside(s, rec[1], 64 * len)) return {PutRecordsApplied::kOutside, s, rec[1], 64 * len};
+      uint64_t mask[64];  // a record's mask, aligned (the batch's words are too, but say so)
+      const uint8_t* m = p;
+      p += 8 * len;
+      uint64_t bytes = 0;
+      for (uint64_t i = 0; i < len; i++) {
+        uint64_t w;
+        std::memcpy(&w, m + 8 * i, 8);
+        bytes += (uint64_t)__builtin_popcountll(w);
+      }
+      if (bytes > (uint64_t)(end - p)) return {PutRecordsApplied::kTruncated, s, rec[1], bytes};
+      uint8_t* dst = to.base[(int)s] + rec[1];
+      for (uint64_t i = 0; i < len; i += 64) {  // a chunk of the mask at a time
+        const size_t n = (size_t)std::min<uint64_t>(64, len - i);
+        std::memcpy(mask, m + 8 * i, 8 * n);
+        p += mask_unpack(dst + 64 * i, p, mask, n);
+      }
+      p += ((bytes + 7) & ~uint64_t(7)) - bytes;
+      continue;
+    }
     if (rec[0] & kRunsRecord) {  // len is the number of runs
       if (rec[1] > ~uint64_t(0) - 0xffff) return {PutRecordsApplied::kOutside, s, rec[1], 0};
       const uint64_t table = (4 * len + 7) & ~uint64_t(7);

@@ -157,5 +157,17 @@ constexpr uint64_t kRunsRecord = 0x80;
 size_t runs_record_bytes(const uint32_t* off, const uint32_t* len, size_t n);
 size_t append_runs_record(uint8_t* at, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off,
                           const uint32_t* len, size_t n);
+// A mask record: a diff by its mask (diff.hpp), {seg | kMaskRecord | words
+// << 8, base}, the mask's words (bit b: byte base + b changed), then the
+// marked bytes back to back, padded to 8.  Smaller than a runs record where
+// a page has more runs than a quarter of its mask's bytes (over 128 runs a
+// 4 KiB page), and made and applied at a cost by the page's words, not by
+// its runs.
+constexpr uint64_t kMaskRecord = 0x40;
+constexpr uint64_t kRecordSeg = 0x3f;  // the segment's bits of a record's first word
+constexpr size_t mask_record_bytes(size_t words, size_t bytes) {
+  return kPutRecordHead + 8 * words + ((bytes + 7) & ~size_t(7));
+}
+size_t append_mask_record(uint8_t* at, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words);
 
 }  // namespace loom

@@ -4,6 +4,8 @@
 // one shared-memory split, two opens and mmaps per same-host peer).
 #include "transport/direct.hpp"
 
+#include "diff.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -163,6 +165,10 @@ void DirectPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) {
 }
 
 void DirectPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) { std::memcpy(at(r, s, off), src, len); }
+
+void DirectPath::put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) {
+  mask_store(at(r, s, base), src, mask, words);
+}
 
 uint64_t DirectPath::load(int r, Seg s, uint64_t off) { return __atomic_load_n(word(at(r, s, off)), __ATOMIC_ACQUIRE); }
 

@@ -38,6 +38,7 @@ class DirectPath final : public Path {
   // flush and sync_local do nothing: plain memory, complete on return
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) override;
+  void put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) override;
   void flush() override;
   void sync_local() override;
   uint64_t load(int r, Seg s, uint64_t off) override;

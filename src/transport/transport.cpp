@@ -7,12 +7,27 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "diff.hpp"
 #include "transport/async.hpp"
 #include "transport/common.hpp"
 #include "transport/direct.hpp"
 #include "transport/mpi_rma.hpp"
 
 namespace loom {
+
+void Path::put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) {
+  struct Runs {
+    std::vector<uint32_t> off, len;
+  };
+  thread_local Runs runs;
+  runs.off.clear();
+  runs.len.clear();
+  mask_runs(mask, words, [](uint32_t o, uint32_t n, void* c) {
+    static_cast<Runs*>(c)->off.push_back(o);
+    static_cast<Runs*>(c)->len.push_back(n);
+  }, &runs);
+  if (!runs.off.empty()) put_runs(r, s, base, src, runs.off.data(), runs.len.data(), runs.off.size());
+}
 
 Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
   opt_ = opt;

@@ -112,6 +112,10 @@ class Path {
                         size_t n) {
     for (size_t i = 0; i < n; i++) put(r, s, base + off[i], src + off[i], len[i]);
   }
+  // The bytes the mask of `words` words marks (diff.hpp: bit b, byte
+  // base + b), taken from src + b: a page's diff of many runs.  By its
+  // runs unless a path does better.
+  virtual void put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words);
   virtual void flush() = 0;       // this path's earlier puts complete at their targets
   virtual void sync_local() = 0;  // this path's writes by others visible to this rank's loads
 
@@ -193,6 +197,14 @@ class Transport {
   // put; complete after flush() like put.
   void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len, size_t n) {
     routes_[r].seg[(int)s]->put_runs(r, s, base, src, off, len, n);
+  }
+  // A page's diff by its mask (Path::put_mask); complete after flush().
+  // Whether a diff of `runs` runs goes better by its mask (of `words`
+  // words) than by put_runs: where its mask record is the smaller (4 bytes
+  // a run against 8 a mask word, common.hpp).
+  static constexpr bool mask_pays(size_t runs, size_t words) { return 4 * runs > 8 * words; }
+  void put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) {
+    routes_[r].seg[(int)s]->put_mask(r, s, base, src, mask, words);
   }
   // All earlier puts are complete at their targets: a fence, then the flush
   // of the path that can leave puts incomplete (mpi: flush_all of both
