@@ -439,6 +439,46 @@ void run_diff(const Options& o, Report& rep) {
     rep.add(rc);
     rep.add(ra);
   }
+  // A release's scan of a page, by the pattern of its writes (one byte in
+  // `stride`): into a list of runs (diff_runs, as releases made it before
+  // the mask), and into the mask plus, where the runs are few enough to go
+  // by them (Transport::mask_pays), their list (as releases make it now).
+  struct RunList {
+    std::vector<uint32_t> off, len;
+  } runs;
+  auto add = [](uint32_t off, uint32_t len, void* c) {
+    static_cast<RunList*>(c)->off.push_back(off);
+    static_cast<RunList*>(c)->len.push_back(len);
+  };
+  std::vector<uint64_t> mask(64);
+  for (int stride : {4096, 64, 4, 1}) {
+    cur = twin;
+    for (size_t b = 0; b < cur.size(); b += (size_t)stride) cur[b] ^= 0x5a;
+    Summary sr = measure(o, [&] {
+      double t0 = MPI_Wtime();
+      for (int p = 0; p < pages; p++) {
+        runs.off.clear();
+        runs.len.clear();
+        loom::diff_runs(&twin[(size_t)p * 4096], &cur[(size_t)p * 4096], 4096, add, &runs);
+      }
+      return (MPI_Wtime() - t0) / pages * 1e6;
+    }, Reduce::Rank0);
+    Summary sm = measure(o, [&] {
+      double t0 = MPI_Wtime();
+      for (int p = 0; p < pages; p++) {
+        runs.off.clear();
+        runs.len.clear();
+        const loom::DiffMask d = loom::diff_mask(&twin[(size_t)p * 4096], &cur[(size_t)p * 4096], 4096, mask.data());
+        if (4 * d.runs <= 8 * mask.size()) loom::mask_runs(mask.data(), mask.size(), add, &runs);
+      }
+      return (MPI_Wtime() - t0) / pages * 1e6;
+    }, Reduce::Rank0);
+    Result rr{"diff_scan_runs", {{"stride", (double)stride}}, "us/page", sr, {}, {}, {}};
+    Result rm{"diff_scan_mask", {{"stride", (double)stride}}, "us/page", sm, {}, {}, {}};
+    rm.extra["ratio_to_runs"] = sm.median / sr.median;
+    rep.add(rr);
+    rep.add(rm);
+  }
 }
 
 void run_lock(const Options& o, Report& rep) {

