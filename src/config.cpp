@@ -319,7 +319,7 @@ const Setting kSettings[] = {
     {"LOOM_RESTART", "", "at loom_init, bring the global memory back from the newest checkpoint in this directory",
      p_restart, w_restart},
     {"LOOM_BASE", "0", "address of the global range (0: agreed at init)", p_base, w_base},
-    {"LOOM_SPIN", "50", "polls of a wait loop before it yields the core (a poll is ~50 ns: pause)", p_spin, w_spin},
+    {"LOOM_SPIN", "50", "polls of a wait loop before it yields the core, and at most this many x 50 ns (a poll of memory is ~50 ns; one that calls MPI, microseconds)", p_spin, w_spin},
     {"LOOM_LOG_ERRORS", "1", "log each error once to stderr, where it is detected", p_log, w_log},
     {"LOOM_PRINT_CONFIG", "0", "rank 0 prints the effective configuration to stderr at init", p_pcfg, w_pcfg},
     {"LOOM_CLOCK_SKEW_NS", "0", "testing: add rank * this many ns to the rank's clock (loom_wtime)", p_skew, w_skew},

@@ -26,6 +26,7 @@
 #include "protocol/notices.hpp"
 #include "protocol/page_table.hpp"
 #include "small_alloc.hpp"
+#include "spin.hpp"
 #include "stats.hpp"
 #include "status.hpp"
 #include "sync.hpp"
@@ -114,8 +115,8 @@ inline void cpu_relax() {
 #endif
 }
 
-// Wait until done() holds: spin LOOM_SPIN polls, then yield the core on
-// every poll, so that runs with more ranks than cores make progress.  The
+// Wait until done() holds: spin LOOM_SPIN polls (at most LOOM_SPIN x 50 ns:
+// spin.hpp), then yield the core on every poll, so that runs with more ranks than cores make progress.  The
 // waiting time is accounted as polling; the watchdog looks in every 256
 // polls (watchdog.hpp).
 template <class F>
@@ -124,11 +125,12 @@ inline void spin_until(F&& done) {
   double t0 = stat_now();
   rt.tp.app_waits(true);
   const double started = now();
+  SpinPhase phase(rt.cfg.spin);
   for (int spins = 0; !done();) {
     rt.tp.serve_while_waiting();
-    if (++spins > rt.cfg.spin) sched_yield();
-    else cpu_relax();
-    if ((spins & 255) == 0) watchdog_poll(started);
+    if (phase.keep()) cpu_relax();
+    else sched_yield();
+    if ((++spins & 255) == 0) watchdog_poll(started);
   }
   rt.tp.app_waits(false);
   rt.st.s.t_poll += stat_now() - t0;
@@ -145,9 +147,11 @@ inline void spin_until_unlocked(F&& done) {
   double t0 = stat_now();
   rt.tp.app_waits(true);
   const double started = now();
+  SpinPhase phase(rt.cfg.spin);
   for (int spins = 0;;) {
-    if (++spins > rt.cfg.spin) sched_yield();
-    else cpu_relax();
+    ++spins;
+    if (phase.keep()) cpu_relax();
+    else sched_yield();
     // A poll touches no page: it leaves the fetches other threads make
     // without the lock alone, and the wait's end dooms them (threads.hpp).
     rank_lock_retake_quiet(depth);

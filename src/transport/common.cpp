@@ -23,13 +23,14 @@ void check(int err, const char* what) {
 }
 
 void wait_all(int n, MPI_Request* rq, int spin, void (*between)(void*), void* ctx) {
-  for (int polls = 0;;) {
+  SpinPhase phase(spin);
+  for (;;) {
     int done = 0;
     check(MPI_Testall(n, rq, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
     if (done) return;
     if (between) between(ctx);
-    if (++polls > spin) sched_yield();
-    else relax();
+    if (phase.keep()) relax();
+    else sched_yield();
   }
 }
 

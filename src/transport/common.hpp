@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "spin.hpp"
 #include "transport/transport.hpp"
 
 namespace loom {
@@ -39,9 +40,9 @@ uint64_t lock_release_here(uint64_t me, uint64_t freed, int spin, CasTail cas_ta
                            StoreLink store_link) {
   if (cas_tail(me, freed) == me) return 0;
   uint64_t next = 0;
-  for (int polls = 0; (next = load_link()) == 0;) {
-    if (++polls > spin) sched_yield();
-    else relax();
+  for (SpinPhase phase(spin); (next = load_link()) == 0;) {
+    if (phase.keep()) relax();
+    else sched_yield();
   }
   store_link(0);
   return next;
@@ -87,7 +88,8 @@ class WaitingIn {  // scope guard: the application thread waits in here
 };
 
 
-// Wait for n requests: poll `spin` times, then yield the core on every poll
+// Wait for n requests: poll `spin` times (at most spin x 50 ns: spin.hpp),
+// then yield the core on every poll
 // (several ranks per core must progress; MPICH's blocking calls poll without
 // yielding), calling between(ctx) after each poll when given (a waiting
 // application thread serves the requests sent to its rank).
