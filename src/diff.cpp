@@ -169,10 +169,6 @@ inline void each_marked(const uint64_t* mask, size_t words, Copy copy) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // diff_mask's loop, inlined into each of its builds below: with the
 // popcnt instruction where the CPU has it (x86-64's baseline lacks it, and
 // the library is built for the baseline), a count a mask word is one

@@ -116,9 +116,9 @@ inline void cpu_relax() {
 }
 
 // Wait until done() holds: spin LOOM_SPIN polls (at most LOOM_SPIN x 50 ns:
-// spin.hpp), then yield the core on every poll, so that runs with more ranks than cores make progress.  The
-// waiting time is accounted as polling; the watchdog looks in every 256
-// polls (watchdog.hpp).
+// spin.hpp), then yield the core on every poll, so that runs with more
+// ranks than cores make progress.  The waiting time is accounted as
+// polling; the watchdog looks in every 256 polls (watchdog.hpp).
 template <class F>
 inline void spin_until(F&& done) {
   if (done()) return;

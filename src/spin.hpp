@@ -25,7 +25,9 @@ class SpinPhase {
   bool keep() {
     if (left_ <= 0) return false;
     --left_;
-    return mono() <= until_ || (left_ = 0);  // (a read of the clock: ~20 ns, from the vDSO)
+    if (mono() <= until_) return true;  // (a read of the clock: ~20 ns, from the vDSO)
+    left_ = 0;
+    return false;
   }
 
  private:

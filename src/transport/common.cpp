@@ -116,7 +116,7 @@ PutRecordsApplied apply_put_records(const Segments& to, const uint8_t* p, const 
     if (rec[0] & kMaskRecord) {  // len is the number of mask words
       if (len > (uint64_t)(end - p) / 8) return {PutRecordsApplied::kTruncated, s, rec[1], len};
       if (len > ~uint64_t(0) / 64 || !to.inside(s, rec[1], 64 * len)) return {PutRecordsApplied::kOutside, s, rec[1], 64 * len};
-      uint64_t mask[64];  // a record's mask, aligned (the batch's words are too, but say so)
+      uint64_t mask[64];  // the mask copied out a chunk at a time: a record's bytes promise no alignment
       const uint8_t* m = p;
       p += 8 * len;
       uint64_t bytes = 0;

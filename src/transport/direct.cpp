@@ -4,8 +4,6 @@
 // one shared-memory split, two opens and mmaps per same-host peer).
 #include "transport/direct.hpp"
 
-#include "diff.hpp"
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "diff.hpp"
 #include "transport/common.hpp"
 
 namespace loom {

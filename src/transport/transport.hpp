@@ -198,11 +198,11 @@ class Transport {
   void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len, size_t n) {
     routes_[r].seg[(int)s]->put_runs(r, s, base, src, off, len, n);
   }
-  // A page's diff by its mask (Path::put_mask); complete after flush().
   // Whether a diff of `runs` runs goes better by its mask (of `words`
   // words) than by put_runs: where its mask record is the smaller (4 bytes
   // a run against 8 a mask word, common.hpp).
   static constexpr bool mask_pays(size_t runs, size_t words) { return 4 * runs > 8 * words; }
+  // A page's diff by its mask (Path::put_mask); complete after flush().
   void put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) {
     routes_[r].seg[(int)s]->put_mask(r, s, base, src, mask, words);
   }
