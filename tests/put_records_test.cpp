@@ -29,6 +29,18 @@ struct Target {
   }
 };
 
+// The buffer cut at points inside its record at [start, start + need),
+// `steps` of them: refused as truncated every time, nothing read past the cut.
+void check_cuts(const std::vector<uint8_t>& buf, size_t start, size_t need, size_t steps, size_t page) {
+  for (size_t cut = start + 1; cut < start + need; cut += 1 + need / steps) {
+    std::vector<uint8_t> part(buf.begin(), buf.begin() + (ptrdiff_t)cut);
+    Target u{std::vector<uint8_t>(3 * page, 0xee), std::vector<uint8_t>(page, 0xee)};
+    loom::Segments us = u.seg();
+    CHECK(loom::apply_put_records(us, part.data(), part.data() + part.size()).result ==
+          loom::PutRecordsApplied::kTruncated);
+  }
+}
+
 // Mask records: a page's diff by its mask (diff.hpp), between plain
 // records, applied exactly; cut anywhere, refused as truncated; placed past
 // the segment, refused as outside, nothing written.
@@ -70,14 +82,7 @@ void test_mask_records(std::mt19937& rng) {
       CHECK(runs.off.size() == d.runs && d.runs > 128);
       CHECK(need < loom::runs_record_bytes(runs.off.data(), runs.len.data(), runs.off.size()));
     }
-    const size_t start = loom::put_record_bytes(5);
-    for (size_t cut = start + 1; cut < start + need; cut += 1 + need / 9) {
-      std::vector<uint8_t> part(buf.begin(), buf.begin() + cut);
-      Target u{std::vector<uint8_t>(3 * page, 0xee), std::vector<uint8_t>(page, 0xee)};
-      loom::Segments us = u.seg();
-      CHECK(loom::apply_put_records(us, part.data(), part.data() + part.size()).result ==
-            loom::PutRecordsApplied::kTruncated);
-    }
+    check_cuts(buf, loom::put_record_bytes(5), need, 9, page);
     std::vector<uint8_t> far(need);
     loom::append_mask_record(far.data(), Seg::Data, 3 * page - 64, cur.data(), mask, words);
     Target v{std::vector<uint8_t>(3 * page, 0xee), std::vector<uint8_t>(page, 0xee)};
@@ -130,15 +135,7 @@ int main() {
     CHECK(std::memcmp(t.meta.data() + 3, "hello", 5) == 0 && std::memcmp(t.meta.data() + 100, "world", 5) == 0);
     CHECK(t.meta[2] == 0xee && t.meta[8] == 0xee && t.meta[105] == 0xee);
 
-    // Cut anywhere inside the runs record: refused as truncated, never past the buffer.
-    const size_t start = loom::put_record_bytes(5);
-    for (size_t cut = start + 1; cut < start + need; cut += 1 + need / 7) {
-      std::vector<uint8_t> part(buf.begin(), buf.begin() + cut);
-      Target u{std::vector<uint8_t>(3 * page, 0xee), std::vector<uint8_t>(page, 0xee)};
-      loom::Segments us = u.seg();
-      CHECK(loom::apply_put_records(us, part.data(), part.data() + part.size()).result ==
-            loom::PutRecordsApplied::kTruncated);
-    }
+    check_cuts(buf, loom::put_record_bytes(5), need, 7, page);
     // Placed so that its runs end past the segment: refused as outside.
     std::vector<uint8_t> far(need);
     loom::append_runs_record(far.data(), Seg::Data, 3 * page - 16, src.data(), off.data(), len.data(), n);
