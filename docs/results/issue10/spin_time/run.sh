@@ -35,3 +35,5 @@ scripts/cluster.sh up 2 >/dev/null
 $CB --rounds 4 --launch "scripts/cluster.sh run 2 1 --" --json $O/bench_h2r1_halo_again.json halo > $O/bench_h2r1_halo_again.txt
 $AB --apps sor,cg,is --reps 5 --launch "scripts/cluster.sh run 2 1 --" --json $O/ab_h2r1_again.json > $O/ab_h2r1_again.txt
 $AB --apps sor,cg,mg,is --reps 2 --launch "scripts/cluster.sh run 2 2 --" --json $O/ab_h2r2.json > $O/ab_h2r2.txt
+# One host's contended lock again (the 2 rounds above gave 1.13).
+$CB --np 2 --rounds 4 --json $O/bench_h1r2_lock_again.json lock > $O/bench_h1r2_lock_again.txt
