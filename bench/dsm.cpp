@@ -443,13 +443,7 @@ void run_diff(const Options& o, Report& rep) {
   // `stride`): into a list of runs (diff_runs, as releases made it before
   // the mask), and into the mask plus, where the runs are few enough to go
   // by them (Transport::mask_pays), their list (as releases make it now).
-  struct RunList {
-    std::vector<uint32_t> off, len;
-  } runs;
-  auto add = [](uint32_t off, uint32_t len, void* c) {
-    static_cast<RunList*>(c)->off.push_back(off);
-    static_cast<RunList*>(c)->len.push_back(len);
-  };
+  loom::DiffRunList runs;
   std::vector<uint64_t> mask(64);
   for (int stride : {4096, 64, 4, 1}) {
     cur = twin;
@@ -457,19 +451,17 @@ void run_diff(const Options& o, Report& rep) {
     Summary sr = measure(o, [&] {
       double t0 = MPI_Wtime();
       for (int p = 0; p < pages; p++) {
-        runs.off.clear();
-        runs.len.clear();
-        loom::diff_runs(&twin[(size_t)p * 4096], &cur[(size_t)p * 4096], 4096, add, &runs);
+        runs.clear();
+        loom::diff_runs(&twin[(size_t)p * 4096], &cur[(size_t)p * 4096], 4096, loom::DiffRunList::add, &runs);
       }
       return (MPI_Wtime() - t0) / pages * 1e6;
     }, Reduce::Rank0);
     Summary sm = measure(o, [&] {
       double t0 = MPI_Wtime();
       for (int p = 0; p < pages; p++) {
-        runs.off.clear();
-        runs.len.clear();
+        runs.clear();
         const loom::DiffMask d = loom::diff_mask(&twin[(size_t)p * 4096], &cur[(size_t)p * 4096], 4096, mask.data());
-        if (4 * d.runs <= 8 * mask.size()) loom::mask_runs(mask.data(), mask.size(), add, &runs);
+        if (4 * d.runs <= 8 * mask.size()) loom::mask_runs(mask.data(), mask.size(), loom::DiffRunList::add, &runs);
       }
       return (MPI_Wtime() - t0) / pages * 1e6;
     }, Reduce::Rank0);

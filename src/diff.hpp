@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace loom {
 
@@ -48,6 +49,20 @@ bool diff_apply(uint8_t* page, size_t page_len, const uint8_t* enc, size_t enc_l
 // run of changed bytes, in increasing offset order; returns the total number
 // of changed bytes. `fn` may be null (then only the count is computed).
 using DiffRunFn = void (*)(uint32_t offset, uint32_t len, void* ctx);
+
+// The runs of one diff as two lists, filled by passing DiffRunList::add and
+// the list to diff_runs or mask_runs.
+struct DiffRunList {
+  std::vector<uint32_t> off, len;
+  void clear() {
+    off.clear();
+    len.clear();
+  }
+  static void add(uint32_t offset, uint32_t n, void* list) {
+    static_cast<DiffRunList*>(list)->off.push_back(offset);
+    static_cast<DiffRunList*>(list)->len.push_back(n);
+  }
+};
 size_t diff_runs(const uint8_t* twin, const uint8_t* cur, size_t len, DiffRunFn fn, void* ctx);
 
 // Number of changed bytes only (no output).

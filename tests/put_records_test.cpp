@@ -72,13 +72,8 @@ void test_mask_records(std::mt19937& rng) {
     CHECK(t.data == want);  // the marked bytes, and no other
     CHECK(std::memcmp(t.meta.data() + 100, "world", 5) == 0);
     if (stride == 4) {  // dense runs: the mask record is the smaller, as Transport::mask_pays says
-      struct L {
-        std::vector<uint32_t> off, len;
-      } runs;
-      loom::mask_runs(mask, words, [](uint32_t o, uint32_t n, void* c) {
-        static_cast<L*>(c)->off.push_back(o);
-        static_cast<L*>(c)->len.push_back(n);
-      }, &runs);
+      loom::DiffRunList runs;
+      loom::mask_runs(mask, words, loom::DiffRunList::add, &runs);
       CHECK(runs.off.size() == d.runs && d.runs > 128);
       CHECK(need < loom::runs_record_bytes(runs.off.data(), runs.len.data(), runs.off.size()));
     }

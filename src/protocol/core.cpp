@@ -53,17 +53,6 @@ bool fetchable(uint64_t q, int h, uint8_t mode, uint8_t skip) {
          proto_home(q, false) == h;
 }
 
-// The runs of changed bytes of one page's diff.
-struct Runs {
-  std::vector<uint32_t> off, len;
-};
-
-void add_run(uint32_t o, uint32_t len, void* c) {
-  auto* runs = static_cast<Runs*>(c);
-  runs->off.push_back(o);
-  runs->len.push_back(len);
-}
-
 }  // namespace
 
 // The page is no longer hot (its hints and its reading history are forgotten).
@@ -763,19 +752,18 @@ void release_pages(std::vector<uint32_t>& list) {
     std::memset(&rt.pages.state[first], kRO, n);
   });
   migrate_note_released(list);
-  static Runs& runs = *new Runs();  // never destroyed: see runtime.hpp
+  static DiffRunList& runs = *new DiffRunList();  // never destroyed: see runtime.hpp
   constexpr size_t kWords = kPage / 64;
   static uint64_t mask[kWords];
   for (uint32_t p : list) {
     const uint64_t tt = trace_on() ? trace_now() : 0;
-    runs.off.clear();
-    runs.len.clear();
+    runs.clear();
     // The page's changed bytes as a mask, in one pass that costs by its
     // words; a diff of many runs goes by the mask (its transport stores or
     // sends it whole), one of few by its runs, the smaller record.
     const DiffMask d = diff_mask(pt.twins + p * kPage, slot(p), kPage, mask);
     const bool by_mask = Transport::mask_pays(d.runs, kWords);
-    if (d.bytes && (!by_mask || trace_runs())) mask_runs(mask, kWords, add_run, &runs);
+    if (d.bytes && (!by_mask || trace_runs())) mask_runs(mask, kWords, DiffRunList::add, &runs);
     if (d.bytes && by_mask) rt.tp.put_mask(pt.home[p], Seg::Data, p * kPage, slot(p), mask, kWords);
     else if (d.bytes)
       rt.tp.put_runs(pt.home[p], Seg::Data, p * kPage, slot(p), runs.off.data(), runs.len.data(), runs.off.size());

@@ -16,16 +16,9 @@
 namespace loom {
 
 void Path::put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) {
-  struct Runs {
-    std::vector<uint32_t> off, len;
-  };
-  thread_local Runs runs;
-  runs.off.clear();
-  runs.len.clear();
-  mask_runs(mask, words, [](uint32_t o, uint32_t n, void* c) {
-    static_cast<Runs*>(c)->off.push_back(o);
-    static_cast<Runs*>(c)->len.push_back(n);
-  }, &runs);
+  thread_local DiffRunList runs;
+  runs.clear();
+  mask_runs(mask, words, DiffRunList::add, &runs);
   if (!runs.off.empty()) put_runs(r, s, base, src, runs.off.data(), runs.len.data(), runs.off.size());
 }
 
