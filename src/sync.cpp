@@ -517,7 +517,7 @@ void sync_group_arrive(const int* ranks, int n) {
     int j = ranks[i];
     if (j == rt.rank) continue;
     uint64_t c = ++rt.sync.pair_count[j];
-    rt.tp.store(j, Seg::Meta, rt.meta.barrier + pair_word(rt.rank) * 8, c);
+    rt.tp.signal(j, rt.meta.barrier + pair_word(rt.rank) * 8, c);
   }
 }
 

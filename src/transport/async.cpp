@@ -14,7 +14,8 @@
 //   loads    a = n, then n Meta offsets; reply n words.
 //   locks    kOpLockEnqueue, kOpLockRelease: a queue lock's operations at
 //            its home (Transport::lock_enqueue, lock_release); the release
-//            and the hand-over it may send on (kOpStoreQuiet) have no reply.
+//            and the hand-over it may send on (kOpStoreQuiet) have no reply;
+//            neither has a group barrier's signal (kOpStoreQuiet too).
 // Requests go to tag kTagReq (only the protocol thread receives it), replies
 // to tag kTagReply (only the application thread receives it), both on a
 // private duplicate of the communicator.  The application thread has at
@@ -496,6 +497,20 @@ uint64_t AsyncPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp
 }
 
 void AsyncPath::store(int r, Seg s, uint64_t off, uint64_t v) { rpc_word(r, head(kOpStore, s), off, v, 0); }
+
+// The store without its reply: the serving thread at r does it in turn
+// with this rank's other requests (one communicator, one tag: MPI keeps
+// their order).  An arrive took a round trip per other member with the
+// replied store; with this, on 2 cores (BENCHMARKS.md, "Group barriers'
+// signals"): a split-phase barrier of 4 across 4 hosts 534 -> 361 us, of
+// 3 ranks on 2 hosts x 2 363 -> 171 us, of 2 across 2 hosts 67 -> 49 us.
+void AsyncPath::signal(int r, uint64_t off, uint64_t v) {
+  send_batch(r);
+  uint64_t m[kHdrWords] = {head(kOpStoreQuiet, Seg::Meta), off, v, 0};
+  MPI_Request rq;
+  check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
+  wait_mine(1, &rq);
+}
 
 uint64_t AsyncPath::cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
   return rpc_word(r, head(kOpCas, s), off, expected, desired);

@@ -121,6 +121,10 @@ class Path {
 
   virtual uint64_t load(int r, Seg s, uint64_t off) = 0;
   virtual void store(int r, Seg s, uint64_t off, uint64_t v) = 0;
+  // A store into r's Meta that this rank does not wait for: it lands at r
+  // after every request this rank sent r before it (a group barrier's
+  // signal).  By default a store, complete on return.
+  virtual void signal(int r, uint64_t off, uint64_t v) { store(r, Seg::Meta, off, v); }
   virtual uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) = 0;
   virtual uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) = 0;
   virtual uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) = 0;
@@ -222,6 +226,9 @@ class Transport {
 
   uint64_t load(int r, Seg s, uint64_t off) { return routes_[r].atomics->load(r, s, off); }
   void store(int r, Seg s, uint64_t off, uint64_t v) { routes_[r].atomics->store(r, s, off, v); }  // complete on return
+  // A Meta store r sees after this rank's earlier requests to r; not waited
+  // for on the request path (Path::signal).
+  void signal(int r, uint64_t off, uint64_t v) { routes_[r].atomics->signal(r, off, v); }
   uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
     return routes_[r].atomics->cas(r, s, off, expected, desired);
   }
