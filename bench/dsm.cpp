@@ -13,6 +13,7 @@
 
 #include "bench.hpp"
 #include "diff.hpp"
+#include "transport/transport.hpp"
 
 namespace bench {
 
@@ -461,7 +462,7 @@ void run_diff(const Options& o, Report& rep) {
       for (int p = 0; p < pages; p++) {
         runs.clear();
         const loom::DiffMask d = loom::diff_mask(&twin[(size_t)p * 4096], &cur[(size_t)p * 4096], 4096, mask.data());
-        if (4 * d.runs <= 8 * mask.size()) loom::mask_runs(mask.data(), mask.size(), loom::DiffRunList::add, &runs);
+        if (!loom::Transport::mask_pays(d.runs, mask.size())) loom::mask_runs(mask.data(), mask.size(), loom::DiffRunList::add, &runs);
       }
       return (MPI_Wtime() - t0) / pages * 1e6;
     }, Reduce::Rank0);
