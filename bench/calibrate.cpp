@@ -190,6 +190,7 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
   loom_config_t c;
   OK(loom_config_default(&c));
   const double fetchu = find(rep, "pagefetch", {{"unit_pages", (double)c.unit_pages}});
+  const double busy_home = find(rep, "pagefetch_busy_home");
   // A fetch of one page per fault: the trap, a request and the page back,
   // and Loom's own work around them (handler, mprotect, waiting): the
   // overhead is what is left of the measured fetch once the model's
@@ -258,6 +259,7 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
        {"remote_write_MBps", num(find(rep, "remote_write_memcpy"))},
        {"pagefetch_us", num(fetch1)},
        {"pagefetch_unit_us_per_page", num(fetchu)},
+       {"pagefetch_busy_home_us", num(busy_home)},
        {"unit_pages", std::to_string(c.unit_pages)},
        {"barrier_mpi_us", series(rep, "barrier_mpi", "ranks")},
        {"barrier_loom_us", series(rep, "barrier_loom", "ranks")},
@@ -274,7 +276,18 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
                        {"fetch_extra_page_us", num(extra_page)},
                        {"lock_us", num(lock)},
                        {"barrier_us", num(barrier2)}};
-  if (!one_host) net_fields.push_back({"barrier_push_us", num(push_over)});
+  if (!one_host) {
+    net_fields.push_back({"barrier_push_us", num(push_over)});
+    // A request to a rank that computes waits for its protocol thread's
+    // nap to end (pagefetch_busy_home): the mean wait, what the replay
+    // charges such a request (a nap's phase is uniform: the median of the
+    // fetches less the idle home's fetch).
+    net_fields.push_back({"serve_wake_us", num(std::max(0.0, busy_home - fetch1))});
+    // A lock the other rank keeps (lock_alternating, less the turns passed
+    // without it): the round trip to the home, the kick, the keeper's
+    // give-up and the hand-over, as the runtime does them.
+    net_fields.push_back({"lock_kick_us", num(std::max(0.0, find(rep, "lock_alternating") - find(rep, "lock_turns_bare")))});
+  }
   net_fields.push_back({"compute_kernel_ms", num(find(rep, "compute_kernel"))});
   net_fields.push_back({"compute_kernel_bare_ms", num(find(rep, "compute_kernel_bare"))});
   net_fields.push_back({"compute_kernel_ratio", num(find(rep, "compute_kernel_ratio"))});

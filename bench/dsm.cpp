@@ -228,6 +228,57 @@ Summary warm_rounds(const Options& o, int pages, int* round, Summary* round_s) {
 
 }  // namespace
 
+// A fetch from a home that computes: across hosts its application thread
+// is not in Loom to serve the request, so the home's protocol thread does,
+// and it has to be woken or scheduled beside the computation
+// (src/transport/async.cpp).  Both ranks compute between the fetches, as
+// in a program; rank 1 reads one fresh page of rank 0's after each stretch
+// of computation, one page per fault, the stretches kBusyGaps in turn.
+// Microseconds per fetch, on rank 1: all of them, and by the stretch
+// before them (*by_gap).  The pagefetch rows have the home waiting in a
+// barrier instead, where its application thread serves.
+constexpr double kBusyGaps[3] = {30e-6, 300e-6, 3e-3};
+
+Summary pagefetch_busy_home(const Options& o, Summary by_gap[3]) {
+  const int fetches = o.tiny ? 6 : 24, rounds = o.tiny ? 1 : 3;
+  auto spin_until = [](double t) {
+    while (MPI_Wtime() < t) {
+    }
+  };
+  loom_start_with([&](loom_config_t& k) {
+    k.unit_pages = 1;
+    k.prefetch = 0;
+  });
+  char* a = nullptr;
+  OK(loom_alloc_collective((size_t)fetches * 4096, (void**)&a));
+  std::vector<double> got, gap_got[3];
+  for (int r = 0; r < rounds; r++) {
+    if (rank() == 0)
+      for (int p = 0; p < fetches; p++) a[(size_t)p * 4096] = (char)(r + p % 5 + 1);
+    OK(loom_barrier());
+    const double t0 = MPI_Wtime();
+    if (rank() == 0) {
+      // Longer than rank 1's fetches can take, even at 2 ms each.
+      spin_until(t0 + fetches * (kBusyGaps[2] + 0.002));
+    } else if (rank() == 1) {
+      long nonzero = 0;
+      for (int p = 0; p < fetches; p++) {
+        spin_until(MPI_Wtime() + kBusyGaps[p % 3]);
+        const double t = MPI_Wtime();
+        nonzero += ((volatile char*)a)[(size_t)p * 4096] != 0;
+        got.push_back((MPI_Wtime() - t) * 1e6);
+        gap_got[p % 3].push_back(got.back());
+      }
+      if (nonzero != fetches) std::fprintf(stderr, "pagefetch_busy_home: read %ld of %d pages written\n", nonzero, fetches);
+    }
+    OK(loom_barrier());
+  }
+  OK(loom_free_collective(a));
+  loom_stop(nullptr);
+  for (int g = 0; g < 3; g++) by_gap[g] = rank1_summary(gap_got[g]);
+  return rank1_summary(got);
+}
+
 void run_pagefetch(const Options& o, Report& rep) {
   const int pages = o.tiny ? 64 : 1024;
   Summary trap = raw_trap(o), get = raw_get(o), getc = raw_get(o, true), rpc = raw_rpc(o);
@@ -282,6 +333,11 @@ void run_pagefetch(const Options& o, Report& rep) {
                    "us/page", round_s, {}, {}, {}});
   }
   loom_stop(nullptr);
+  Summary by_gap[3];
+  Summary busy = pagefetch_busy_home(o, by_gap);
+  rep.add(Result{"pagefetch_busy_home", {{"unit_pages", 1}}, "us", busy, {}, {}, {}});
+  for (int g = 0; g < 3; g++)
+    rep.add(Result{"pagefetch_busy_home_after", {{"computed_us", kBusyGaps[g] * 1e6}}, "us", by_gap[g], {}, {}, {}});
 }
 
 // A halo exchange as a DSM program writes it: every rank rewrites its 4

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """loom_bench calibrate across 2 emulated hosts writes the network between
-hosts, with the barrier's push cost from the halo round.
+hosts, with the barrier's push cost from the halo round and the wait of a
+request to a home that computes.
 
   calibrate_hosts.py CLUSTER_SH LOOM_BENCH
 
@@ -35,4 +36,12 @@ with tempfile.TemporaryDirectory() as d:
               f"the halo round ({halo} us) is measured and costs more than an empty barrier ({bar} us)")
         check(isinstance(push, (int, float)) and 0 <= push < halo,
               f"the push's cost beyond the model's parts ({push} us) is what the halo round left")
+        busy, idle, wake = m.get("pagefetch_busy_home_us"), m.get("pagefetch_us"), b.get("serve_wake_us")
+        check(isinstance(busy, (int, float)) and isinstance(idle, (int, float)) and isinstance(wake, (int, float))
+              and busy > 0 and abs(wake - max(0.0, busy - idle)) <= 1e-3 * max(1.0, busy),
+              f"a fetch from a computing home is measured ({busy} us against {idle} us from a waiting one) "
+              f"and the wait it adds written as serve_wake_us ({wake} us)")
+        kick = b.get("lock_kick_us")
+        check(isinstance(kick, (int, float)) and kick > 0,
+              f"a lock taken from the rank that keeps it is measured as lock_kick_us ({kick} us)")
     sys.exit(1 if fails else 0)

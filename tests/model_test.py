@@ -234,6 +234,36 @@ if star:
               and sum(r["locks_kept"] for r in one_host["per_rank"]) == 0,
               f"2 hosts: {kept} locks taken again with no message; none with round trips, none on one host")
         check(lk(two) < lk(rtt), f"kept locks cost less than a round trip each ({lk(two):.4f} < {lk(rtt):.4f} s)")
+        # A lock taken from its keeper costs the calibrated lock_kick_us
+        # (the calibration's alternating lock) in all, where it is given.
+        kp = os.path.join(work, "kick_2ms.json")
+        json.dump({"format": "loom-platform 1", "between_hosts": {"lock_kick_us": 2000}}, open(kp, "w"))
+        kick = predict(bt, "--platform", plat, "--platform", slow, "--platform", kp, "--ranks-per-host", "2")
+        check(kick is not None, "a platform with lock_kick_us replays")
+        if kick:
+            kicks = sum(r["locks_kicked"] for r in kick["per_rank"])
+            grew = sum(r["lock_s"] for r in kick["per_rank"]) - sum(r["lock_s"] for r in two["per_rank"])
+            check(kicks > 0 and 0 < grew <= kicks * 2e-3 + 0.05 * lk(two),
+                  f"{kicks} locks taken from their keepers at 2 ms each: {grew * 1e3:.1f} ms more lock time")
+# A request that reaches a home while it computes waits for the home's
+# protocol thread (between_hosts.serve_wake_us, from the calibration's
+# pagefetch_busy_home): across hosts some of Barnes-Hut's fetches and lock
+# requests do, each at most that long, and the run takes longer; on one
+# host no request waits.
+if star:
+    wk = os.path.join(work, "wake_1ms.json")
+    json.dump({"format": "loom-platform 1", "between_hosts": {"serve_wake_us": 1000}}, open(wk, "w"))
+    base = predict(bt, "--platform", plat, "--platform", slow, "--ranks-per-host", "2")
+    waking = predict(bt, "--platform", plat, "--platform", slow, "--platform", wk, "--ranks-per-host", "2")
+    inside = predict(bt, "--platform", plat, "--platform", slow, "--platform", wk, "--ranks-per-host", "4")
+    check(None not in (base, waking, inside), "a platform with serve_wake_us replays")
+    if None not in (base, waking, inside):
+        n_w, s_w = waking["served_by_napping"], waking["serve_wait_s"]
+        check(base["served_by_napping"] == 0 and n_w > 0 and 0 < s_w <= n_w * 1e-3 + 1e-9,
+              f"2 hosts: {n_w} requests reach a computing home and wait {s_w * 1e3:.2f} ms in all, at most 1 ms each")
+        check(waking["predicted_s"] > base["predicted_s"],
+              f"and the run takes longer ({waking['predicted_s']:.4f} s against {base['predicted_s']:.4f} s)")
+        check(inside["served_by_napping"] == 0, "one host: no request waits for a protocol thread")
 # The ranks are prepared in forked processes (one a core); in one process
 # the prediction is the same, rank by rank.
 one = predict(bt, "--platform", plat, "--platform", slow, "--topology", "star", env={"LOOM_TOOL_JOBS": "1"})

@@ -3,7 +3,8 @@ answer is known to the microsecond: two ranks, one loom_barrier that rank 1
 reaches last (a diff, an acquire, then the prefetch's second barrier), a
 diff of another thread of rank 1 inside it (not the barrier's), a split
 barrier (not a loom_barrier), and a loom_barrier that rank 0 reaches last
-with nothing to acquire.  Exit 1 with what differs.
+with nothing to acquire; and fetches split by whether their home was in
+Loom or computing.  Exit 1 with what differs.
   trace_anatomy.py DIR"""
 import importlib.util
 import os
@@ -40,17 +41,31 @@ os.makedirs(d, exist_ok=True)
 # it leaves at 1400.  Barriers 2 and 3 are a split barrier's two halves.
 # Barrier 4: rank 0 arrives last at 3100 with no acquire record, both leave
 # at 3160 and 3170.
+# Fetches (faults with pages fetched from another rank), by what their
+# home was doing at their midpoint: rank 1's from rank 0 at 1100-1140
+# (rank 0 in barrier 1) and 2500-2800 (rank 0 computing), rank 0's from
+# rank 1 at 2040-2048 (rank 1 in the split barrier's wait); a fault that
+# fetched nothing and one from the rank itself are not fetches.
 write(d, 0, [rec(1000, 500, 2, 0, a=1),
-             rec(2000, 10, 2, 1, a=2), rec(2050, 10, 2, 2, a=2),
+             rec(2000, 10, 2, 1, a=2), rec(2040, 8, 1, a=10, b=1 | 1 << 32), rec(2050, 10, 2, 2, a=2),
              rec(3100, 60, 2, 0, a=4)])
-write(d, 1, [rec(1200, 200, 2, 0, a=1),
+write(d, 1, [rec(1100, 40, 1, a=5, b=0 | 1 << 32), rec(2500, 300, 1, a=6, b=0 | 2 << 32),
+             rec(2900, 20, 1, a=6, b=0), rec(2950, 10, 1, a=9, b=1 | 1 << 32),
+             rec(1200, 200, 2, 0, a=1),
              rec(1205, 25, 5, th=0, a=7, b=4096 | 1 << 32 | 0 << 48),
              rec(1250, 60, 5, th=1, a=8, b=64 | 1 << 32 | 0 << 48),  # another thread's diff
              rec(1300, 50, 9, a=3, b=0),
              rec(2010, 10, 2, 1, a=2), rec(2040, 30, 2, 2, a=2),
              rec(3000, 170, 2, 0, a=4)])
 
-a = lt.summary(lt.load(d))["barriers"].get("last_arriver_us")
+summ = lt.summary(lt.load(d))
+f = summ["fetches_by_home"]
+want_f = {"home_in_loom": {"fetches": 2, "total_us": 48.0, "median_us": 40.0},
+          "home_computing": {"fetches": 1, "total_us": 300.0, "median_us": 300.0}}
+if f != want_f:
+    print(f"trace_anatomy: fetches by their home's state {f}, want {want_f}")
+    sys.exit(1)
+a = summ["barriers"].get("last_arriver_us")
 # Medians of two barriers are the larger one (sorted()[n // 2]).
 want = {"barriers": 2, "with_acquire_record": 1,
         "release": 30.0,                 # 1200 -> 1230; barrier 4: 0

@@ -705,6 +705,39 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     pend = defaultdict(float)
     finish = {}
 
+    # Who serves a request across hosts (src/transport/async.cpp): a home
+    # inside Loom (waiting for a fetch, a lock, a barrier) serves it on its
+    # application thread at once; a home that computes leaves it to its
+    # protocol thread, which has to wake from a nap or be scheduled beside
+    # the computation.  The calibration measures that wait
+    # (between_hosts.serve_wake_us: pagefetch_busy_home's fetches less an
+    # idle home's), and every request that reaches a computing home waits
+    # as long, or until the home's computation ends.  No shorter wait for
+    # a request right after another: on 2 shared cores one after 30 us of
+    # computation waited longer than one after 3 ms
+    # (pagefetch_busy_home_after; docs/MODEL.md, "Requests to a computing
+    # home").  busy[k]: the span of rank k's own work now running (its
+    # computation; not the waits in Loom before it, loom_until[k]).
+    wake_s = float(net.get("serve_wake_us") or 0) * us if hosts > 1 else 0.0
+    # A lock another rank keeps (between_hosts.lock_kick_us, the
+    # calibration's alternating lock): what taking it from the keeper
+    # costs in all; without it, the messages and the serving waits.
+    kick_s = float(net.get("lock_kick_us") or 0) * us if hosts > 1 else 0.0
+    busy = defaultdict(lambda: (0.0, 0.0))
+    loom_until = defaultdict(float)
+    waits = {"requests": 0, "seconds": 0.0}
+
+    def serve_wait(src, home, t):
+        """Seconds a request from rank src reaching rank `home` at time t
+        waits to be served (none inside a host: its ranks map each other)."""
+        a, b = busy[home]
+        if not wake_s or host_of(src) == host_of(home) or not a <= t < b:
+            return 0.0
+        wait = min(wake_s, b - t)  # its computation ends first: the application thread serves
+        waits["requests"] += 1
+        waits["seconds"] += wait
+        return wait
+
     # The rank's own CPU work (the program's computation, Loom's trap,
     # copies, diffs, handler) is gathered and run on its host's core in
     # one go before the rank next meets another (a message, a lock's state,
@@ -720,6 +753,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         (every rank has a core of its own: a host has a core per rank, so
         its work never waits for the CPU and a sleep times it exactly)."""
         t = pend[me] + then
+        now = e.clock
+        busy[me] = (max(now, loom_until[me]), now + pend[me])
         pend[me] = 0.0
         if t > 0:
             sg.this_actor.sleep_for(t)
@@ -785,15 +820,20 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         sg.Comm.sendto(hobj[ha], hobj[hb], size)
 
     def round_trip(me, home, cat, reply=REQUEST_BYTES):
+        """A request to rank home and its reply; the seconds it took."""
         if host_of(home) == host_of(me):
-            work(me, float(ins.get("lock_us", 0.1)), cat)
+            t = float(ins.get("lock_us", 0.1))
+            work(me, t, cat)
             flush(me)
-            return
+            return t * us / cpu
         ha, hb = host_of(me), host_of(home)
         (l1, b1), (l2, b2) = route(ha, hb), route(hb, ha)
-        rt = sw(REQUEST_BYTES) + sw(reply) + l1 + l2 + REQUEST_BYTES / b1 + reply / b2
+        ask = sw(REQUEST_BYTES) + l1 + REQUEST_BYTES / b1
+        rt = ask + sw(reply) + l2 + reply / b2
+        rt += serve_wait(me, home, e.clock + pend[me] + ask)
         acct[me][cat] += rt
         flush(me, rt)
+        return rt
 
     def release(me, o, cat):
         comms = []
@@ -840,6 +880,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             after_bucket(until)
             if acked:
                 # The homes' acknowledgement of the diffs.
+                w = serve_wait(me, comms[0][0], e.clock)
+                if w:
+                    sg.this_actor.sleep_for(w)
                 message(comms[0][0], me, REQUEST_BYTES)
             acct[me][cat] += e.clock - t
 
@@ -893,6 +936,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         mine = e.clock + pend[me]
         if mine > arrivals[j]:
             arrivals[j] = mine
+        busy[me] = (max(e.clock, loom_until[me]), mine)  # its work up to the barrier, not slept yet
         sim_barrier.wait()
         leave = arrivals[j] + rounds_s
         if push_s and j in pattern_of:
@@ -900,6 +944,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         acct[me]["barrier"] += leave - mine
         pend[me] = leave - e.clock
         work(me, bar_us, "barrier")
+        loom_until[me] = e.clock + pend[me]
 
     def pushed(me, got, j):
         """The barrier's page push (protocol/core.cpp): asked for before the
@@ -933,6 +978,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             after_bucket(until)
             acct[me]["barrier"] += e.clock - t
         work(me, sum(s for _, s in comms) / memcpy, "barrier")  # the pages into their slots
+        loom_until[me] = e.clock + pend[me]
 
     fetch_net = (float(net["fetch_overhead_us"]), float(net.get("fetch_extra_page_us", 0)))
 
@@ -964,6 +1010,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 pre = sw(REQUEST_BYTES) + lat + REQUEST_BYTES / bw + sw(size)
                 a["fault"] += pre
                 flush(me, pre)
+                w = serve_wait(me, home, e.clock - sw(size))
+                if w:
+                    sg.this_actor.sleep_for(w)
+                    a["fault"] += w
                 t = e.clock
                 until = throttle(hb, ha, size, t)
                 sg.Comm.sendto(hobj[hb], hobj[ha], size)
@@ -1005,7 +1055,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                         retaken[me] += 1
                         work(me, float(net.get("lock_us", 0.1)) / 2, "lock")
                     else:
-                        round_trip(me, lid % n, "lock")
+                        asked = round_trip(me, lid % n, "lock")
                         if x[3] & 1:       # a trylock that did not get the lock
                             pass
                         elif L["holder"] is None and L["keeper"] is None:
@@ -1022,7 +1072,19 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                                 # keeper keeps nothing for 2^b unlocks.
                                 b = min(backoff[(k, lid)] + 1, COOL_MAX_EXP)
                                 backoff[(k, lid)], cool[(k, lid)] = b, 1 << b
-                            t = one_way(me, k) + one_way(k, lid % n) + one_way(lid % n, me)
+                            if kick_s:
+                                # As the calibration's alternating lock took
+                                # it, the round trip above included.
+                                t = max(0.0, kick_s - asked)
+                            else:
+                                # The kick and the give-up, served by the
+                                # keeper and the home, each perhaps computing.
+                                t0 = e.clock + pend[me]
+                                t = one_way(me, k)
+                                t += serve_wait(me, k, t0 + t) + one_way(k, lid % n)
+                                if lid % n != me:
+                                    t += serve_wait(k, lid % n, t0 + t)
+                                t += one_way(lid % n, me)
                             a["lock"] += t
                             flush(me, t)
                         else:
@@ -1088,7 +1150,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
            "prefetched_pages": sum(sum(n for g in pushes[k].values() for n in g.values()) for k in pushes),
            "prefetch_hits": sum(hits.values()), "prefetched_read": sum(used.values()),
            "pushes_timed": push_count["timed"], "pushes_reused": push_count["reused"],
-           "locks": "keep" if keep else "round-trips", "per_rank": []}
+           "locks": "keep" if keep else "round-trips", "served_by_napping": waits["requests"],
+           "serve_wait_s": waits["seconds"], "per_rank": []}
     for k in sorted(ops):
         a = acct[k]
         row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k], "locks_kept": retaken[k], "locks_kicked": kicked[k]}

@@ -6,7 +6,8 @@
                           operations and the computation between them)
   summary DIR [--json]    where each rank's time went, the top pages by faults
                           and by diff bytes, the hottest locks, barrier skew,
-                          and where the last rank to arrive spends a barrier
+                          where the last rank to arrive spends a barrier, and
+                          fetches by whether their home was in Loom or computing
   timeline DIR [--out F] [--window A:B]
                           the timeline drawn as an image (PNG or SVG by F's
                           name; matplotlib), optionally of A..B ms only
@@ -23,6 +24,7 @@ import struct
 import sys
 import time
 from collections import defaultdict
+from itertools import accumulate
 
 MAGIC = b"LOOMTRC1"
 REC = struct.Struct("<QIBBHQQ")
@@ -521,7 +523,30 @@ def summary(ranks):
         anatomy = barrier_anatomy(ranks, whole, inner, arrivals, exits)
         if anatomy:
             out["barriers"]["last_arriver_us"] = anatomy
+    out["fetches_by_home"] = fetches_by_home(ranks)
     return out
+
+
+def fetches_by_home(ranks):
+    """Faults that fetched from another rank, by what their home was doing
+    at the fault's midpoint (global clock): inside a Loom operation (its
+    application thread serves a request while it waits) or computing (its
+    protocol thread serves it, across hosts).  Per class: count, total
+    and median us."""
+    tops = {r.rank: sorted((r.to_global(x[0]), r.to_global(x[0] + x[1])) for x in r.recs if x[2] in TOP)
+            for r in ranks}
+    ends = {k: list(accumulate((e for _, e in v), max)) for k, v in tops.items()}
+    got = {"home_in_loom": [], "home_computing": []}
+    for r in ranks:
+        for x in r.recs:
+            home = x[6] & 0xffff
+            if x[2] != 1 or home == r.rank or not x[6] >> 32 or home not in tops:
+                continue
+            t = r.to_global(x[0] + x[1] // 2)
+            i = bisect.bisect_right(tops[home], (t, float("inf"))) - 1
+            got["home_in_loom" if i >= 0 and ends[home][i] >= t else "home_computing"].append(x[1] / 1e3)
+    return {k: {"fetches": len(v), "total_us": round(sum(v), 1),
+                "median_us": round(sorted(v)[len(v) // 2], 1) if v else None} for k, v in got.items()}
 
 
 def barrier_anatomy(ranks, whole, inner, arrivals, exits):
@@ -590,6 +615,11 @@ def print_summary(s):
     if s["locks"]:
         print("hottest locks: " + ", ".join(f"lock {l['lock']}: {l['acquisitions']} acquisitions, {l['total_us']} us "
                                             f"(mean {l['mean_us']}, max {l['max_us']})" for l in s["locks"][:5]))
+    f = s.get("fetches_by_home", {})
+    if any(v["fetches"] for v in f.values()):
+        w, c = f["home_in_loom"], f["home_computing"]
+        print(f"fetches from another rank: {w['fetches']} while the home was in Loom (median {w['median_us']} us), "
+              f"{c['fetches']} while it computed (median {c['median_us']} us, {c['total_us'] / 1e3:.1f} ms in all)")
     b = s["barriers"]
     if b:
         print(f"barriers: {b['count']}, arrival skew median {b['median_skew_us']} us, max {b['max_skew_us']} us; "
