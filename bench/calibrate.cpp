@@ -278,10 +278,11 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
                        {"barrier_us", num(barrier2)}};
   if (!one_host) {
     net_fields.push_back({"barrier_push_us", num(push_over)});
-    // A request to a rank that computes waits for its protocol thread's
-    // nap to end (pagefetch_busy_home): the mean wait, what the replay
-    // charges such a request (a nap's phase is uniform: the median of the
-    // fetches less the idle home's fetch).
+    // A request to a rank that computes waits for that rank's protocol
+    // thread to wake or to get a core (pagefetch_busy_home, fetches after
+    // 30 us, 300 us and 3 ms of computation): the median of those fetches
+    // less the fetch from a home waiting in a barrier is what the replay
+    // charges such a request.
     net_fields.push_back({"serve_wake_us", num(std::max(0.0, busy_home - fetch1))});
     // A lock the other rank keeps (lock_alternating, less the turns passed
     // without it): the round trip to the home, the kick, the keeper's
