@@ -496,6 +496,10 @@ bool make_readable(uint64_t p, bool may_unlock) {
     rt.st.s.prefetch_used += end - first;
     return true;
   }
+  if (pt.home[p] < 0) {
+    const uint64_t unit = rt.cfg.unit_pages, lo = p - p % unit;
+    proto_learn_homes(lo, std::min(lo + unit, rt.npages));
+  }
   int h = proto_home(p, true);
   if (h == rt.rank) {
     vm_protect(p, 1, kRO);
