@@ -190,7 +190,10 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
   loom_config_t c;
   OK(loom_config_default(&c));
   const double fetchu = find(rep, "pagefetch", {{"unit_pages", (double)c.unit_pages}});
+  const double coldu = find(rep, "pagefetch_cold", {{"unit_pages", (double)c.unit_pages}});
   const double busy_home = find(rep, "pagefetch_busy_home");
+  const double crossed1 = find(rep, "pagefetch_crossed", {{"unit_pages", 1}});
+  const double crossedu = find(rep, "pagefetch_crossed", {{"unit_pages", (double)c.unit_pages}});
   // A fetch of one page per fault: the trap, a request and the page back,
   // and Loom's own work around them (handler, mprotect, waiting): the
   // overhead is what is left of the measured fetch once the model's
@@ -259,7 +262,10 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
        {"remote_write_MBps", num(find(rep, "remote_write_memcpy"))},
        {"pagefetch_us", num(fetch1)},
        {"pagefetch_unit_us_per_page", num(fetchu)},
+       {"pagefetch_cold_unit_us_per_page", num(coldu)},
        {"pagefetch_busy_home_us", num(busy_home)},
+       {"pagefetch_crossed_us", num(crossed1)},
+       {"pagefetch_crossed_unit_us", num(crossedu)},
        {"unit_pages", std::to_string(c.unit_pages)},
        {"barrier_mpi_us", series(rep, "barrier_mpi", "ranks")},
        {"barrier_loom_us", series(rep, "barrier_loom", "ranks")},
@@ -274,6 +280,10 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
                        {"bandwidth_at_bytes", num(big)},
                        {"fetch_overhead_us", num(overhead)},
                        {"fetch_extra_page_us", num(extra_page)},
+                       // A rank's first fetch into a window of its cache
+                       // (fresh blocks, per page, the default unit): the
+                       // slots' memory, the window's homes learnt.
+                       {"fetch_cold_page_us", num(std::max(0.0, coldu - fetchu))},
                        {"lock_us", num(lock)},
                        {"barrier_us", num(barrier2)}};
   if (!one_host) {

@@ -279,6 +279,53 @@ Summary pagefetch_busy_home(const Options& o, Summary by_gap[3]) {
   return rank1_summary(got);
 }
 
+// Fetches that cross: both ranks fault on pages homed at the other at the
+// same time, as in a transpose, each home's application thread waiting in
+// its own fetch while the other's request reaches it.  Every fault fetches
+// one window of `unit` pages (the barrier prefetch off); rank 0's pages are
+// one allocation it wrote, rank 1's another, so each home is the writer.
+// Microseconds per fetch on rank 1, warm (the first round, whose fetches
+// are cold, is not counted); the pagefetch rows fetch from a home that
+// waits in a barrier and asks for nothing.
+Summary pagefetch_crossed(const Options& o, uint32_t unit) {
+  const int fetches = o.tiny ? 6 : 24, rounds = o.tiny ? 1 : 3;
+  const size_t stride = (size_t)unit * 4096, bytes = (size_t)fetches * stride;
+  loom_start_with([&](loom_config_t& k) {
+    k.unit_pages = unit;
+    k.prefetch = 0;
+  });
+  char *mine[2] = {nullptr, nullptr};
+  OK(loom_alloc_collective(bytes, (void**)&mine[0]));
+  OK(loom_alloc_collective(bytes, (void**)&mine[1]));
+  std::vector<double> got;
+  volatile long sink = 0;
+  for (int r = 0; r <= rounds; r++) {
+    if (rank() < 2)
+      for (size_t b = 0; b < bytes; b += 4096) mine[rank()][b] = (char)(r + b / 4096 % 5 + 1);
+    OK(loom_barrier());
+    if (rank() < 2) {
+      const char* theirs = mine[1 - rank()];
+      long nonzero = 0;
+      for (int f = 0; f < fetches; f++) {
+        const double t = MPI_Wtime();
+        nonzero += ((volatile const char*)theirs)[(size_t)f * stride] != 0;
+        if (rank() == 1 && r > 0) got.push_back((MPI_Wtime() - t) * 1e6);
+        // Use the window, as a program does with what it fetched (a
+        // transpose copies it): every cache line read once.
+        long sum = 0;
+        for (size_t b = 0; b < stride; b += 64) sum += ((volatile const char*)theirs)[(size_t)f * stride + b];
+        sink = sink + sum;
+      }
+      if (nonzero != fetches) std::fprintf(stderr, "pagefetch_crossed: read %ld of %d pages written\n", nonzero, fetches);
+    }
+    OK(loom_barrier());
+  }
+  OK(loom_free_collective(mine[1]));
+  OK(loom_free_collective(mine[0]));
+  loom_stop(nullptr);
+  return rank1_summary(got);
+}
+
 void run_pagefetch(const Options& o, Report& rep) {
   const int pages = o.tiny ? 64 : 1024;
   Summary trap = raw_trap(o), get = raw_get(o), getc = raw_get(o, true), rpc = raw_rpc(o);
@@ -338,6 +385,8 @@ void run_pagefetch(const Options& o, Report& rep) {
   rep.add(Result{"pagefetch_busy_home", {{"unit_pages", 1}}, "us", busy, {}, {}, {}});
   for (int g = 0; g < 3; g++)
     rep.add(Result{"pagefetch_busy_home_after", {{"computed_us", kBusyGaps[g] * 1e6}}, "us", by_gap[g], {}, {}, {}});
+  for (uint32_t unit : {1u, c.unit_pages})
+    rep.add(Result{"pagefetch_crossed", {{"unit_pages", (double)unit}}, "us", pagefetch_crossed(o, unit), {}, {}, {}});
 }
 
 // A halo exchange as a DSM program writes it: every rank rewrites its 4

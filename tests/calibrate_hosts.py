@@ -41,6 +41,12 @@ with tempfile.TemporaryDirectory() as d:
               and busy > 0 and abs(wake - max(0.0, busy - idle)) <= 1e-3 * max(1.0, busy),
               f"a fetch from a computing home is measured ({busy} us against {idle} us from a waiting one) "
               f"and the wait it adds written as serve_wake_us ({wake} us)")
+        cold, warm, extra = m.get("pagefetch_cold_unit_us_per_page"), m.get("pagefetch_unit_us_per_page"), \
+            b.get("fetch_cold_page_us")
+        check(all(isinstance(v, (int, float)) for v in (cold, warm, extra)) and cold > 0
+              and abs(extra - max(0.0, cold - warm)) <= 1e-3 * max(1.0, cold),
+              f"a cold fetch is measured ({cold} us/page against {warm} warm) and what it adds a page written "
+              f"as fetch_cold_page_us ({extra} us)")
         kick = b.get("lock_kick_us")
         check(isinstance(kick, (int, float)) and kick > 0,
               f"a lock taken from the rank that keeps it is measured as lock_kick_us ({kick} us)")

@@ -18,6 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TOOL = os.path.join(ROOT, "tools", "loom")
 NETS = os.path.join(ROOT, "tools", "platforms")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import loom_trace  # noqa: E402
 work, mpiexec, bench, barnes = sys.argv[1:5]
 failures = []
 
@@ -264,6 +266,35 @@ if star:
         check(waking["predicted_s"] > base["predicted_s"],
               f"and the run takes longer ({waking['predicted_s']:.4f} s against {base['predicted_s']:.4f} s)")
         check(inside["served_by_napping"] == 0, "one host: no request waits for a protocol thread")
+# A rank's first fetch into a window of its cache costs the calibrated
+# fetch_cold_page_us a page more (fresh slots, homes not known yet), in a
+# host and across hosts; a window fetched again costs none of it.
+if star:
+    cw = os.path.join(work, "cold_1ms.json")
+    json.dump({"format": "loom-platform 1", "between_hosts": {"fetch_cold_page_us": 1000},
+               "inside_host": {"fetch_cold_page_us": 1000}}, open(cw, "w"))
+    base1 = predict(bt, "--platform", plat, "--platform", slow, "--ranks-per-host", "4")
+    cold1 = predict(bt, "--platform", plat, "--platform", slow, "--platform", cw, "--ranks-per-host", "4")
+    base2 = predict(bt, "--platform", plat, "--platform", slow, "--ranks-per-host", "2")
+    cold2 = predict(bt, "--platform", plat, "--platform", slow, "--platform", cw, "--ranks-per-host", "2")
+    check(None not in (base1, cold1, base2, cold2), "a platform with fetch_cold_page_us replays")
+    if None not in (base1, cold1, base2, cold2):
+        fs = lambda p: sum(r["fault_s"] for r in p["per_rank"])
+        # The trace's windows fetched from another rank: none is cold twice.
+        wins = set()
+        fetched = 0
+        for r in loom_trace.load(bt):
+            for x in r.recs:
+                if x[2] == 1 and x[6] >> 32 and (x[6] & 0xffff) != r.rank:
+                    wins.add((r.rank, x[5] // 8))
+                    fetched = max(fetched, x[6] >> 32)
+        grew1, grew2 = fs(cold1) - fs(base1), fs(cold2) - fs(base2)
+        n2 = cold2["cold_fetches_across_hosts"]
+        check(0 < grew1 <= len(wins) * fetched * 1e-3 + 1e-9,
+              f"one host: {grew1 * 1e3:.1f} ms more fault time, at most 1 ms a page of the "
+              f"{len(wins)} windows first fetched")
+        check(base2["cold_fetches_across_hosts"] == 0 and 0 < n2 <= len(wins) and grew2 > 0,
+              f"2 hosts: {n2} first fetches across hosts (of {len(wins)} windows) add {grew2 * 1e3:.1f} ms")
 # The ranks are prepared in forked processes (one a core); in one process
 # the prediction is the same, rank by rank.
 one = predict(bt, "--platform", plat, "--platform", slow, "--topology", "star", env={"LOOM_TOOL_JOBS": "1"})

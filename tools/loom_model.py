@@ -438,13 +438,16 @@ class Prep:
     pushed pages read); a schedule entry is (index in the rank's
     operations, op, computation s, fault work us before it)."""
 
-    def __init__(self, ranks, rph, compute_from, unit, page_home, node, ins, homes_mode):
+    def __init__(self, ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit=8):
         self.ranks, self.rph, self.compute_from, self.unit = ranks, rph, compute_from, unit
         self.page_home, self.homes_mode = page_home, homes_mode
         self.page_size = ranks[0].page or 4096
         self.memcpy = float(node["memcpy_MBps"])  # bytes per us
         self.trap_us = float(node["trap_us"])
         self.fetch_in = (float(ins["fetch_overhead_us"]), float(ins.get("fetch_extra_page_us", 0)))
+        self.cold_in = float(ins.get("fetch_cold_page_us") or 0)
+        self.cold_unit = cold_unit
+        self.seen = set()
 
     def local_fault_us(self, me, x, hit):
         """A fault's CPU work (us) when it stays inside the rank's host;
@@ -459,11 +462,13 @@ class Prep:
                 return 0.0
             return self.trap_us + (self.page_size / self.memcpy if x[3] & 1 and home != me else 0)
         if home // self.rph == me // self.rph:
-            return self.fetch_in[0] + fetched * self.page_size / self.memcpy + (fetched - 1) * self.fetch_in[1]
+            return self.fetch_in[0] + fetched * self.page_size / self.memcpy + (fetched - 1) * self.fetch_in[1] + \
+                (fetched * self.cold_in if first_fetch(self.seen, x[5], self.cold_unit) else 0.0)
         return None
 
     def __call__(self, r):
         me, rph = r.rank, self.rph
+        self.seen = set()
         ops, traced = rank_ops(r, self.compute_from)
         pushes, hits, used = {}, set(), 0
         if self.unit:
@@ -482,6 +487,17 @@ class Prep:
             out.append((i, o, comp + o.compute, fus))
             comp = fus = 0.0
         return out, traced, pushes, len(hits), used
+
+
+def first_fetch(seen, page, unit):
+    """Whether a fetch of page is the rank's first into that aligned window
+    of its cache (a cold fetch: the kernel gives the slots their memory, and
+    the homes of the window's pages are not known yet); marks it seen."""
+    w = page // unit
+    if w in seen:
+        return False
+    seen.add(w)
+    return True
 
 
 _PREP = None  # the Prep that forked workers run (inherited, not pickled)
@@ -575,7 +591,14 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # ops[rank]: the schedule (Prep): every operation but the faults that
     # stay inside the host, by its index among the rank's operations.
     ops, traced, pushes, hits, used = {}, {}, {}, {}, {}
-    for r, got in zip(ranks, prepare(Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode))):
+    # Cold fetches (fetch_cold_page_us: the calibration's fresh blocks
+    # against its warm ones, per page): a rank's first fetch into an
+    # aligned window of LOOM_UNIT_PAGES.
+    try:
+        cold_unit = max(1, int(config_value(ranks, "LOOM_UNIT_PAGES", "8")))
+    except ValueError:
+        cold_unit = 8
+    for r, got in zip(ranks, prepare(Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit))):
         ops[r.rank], traced[r.rank], pushes[r.rank], hits[r.rank], used[r.rank] = got
     # Collective allocations synchronize like a barrier only when every
     # rank has them alike.
@@ -981,6 +1004,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         loom_until[me] = e.clock + pend[me]
 
     fetch_net = (float(net["fetch_overhead_us"]), float(net.get("fetch_extra_page_us", 0)))
+    cold_net = float(net.get("fetch_cold_page_us") or 0)
+    seen_net = defaultdict(set)
+    colds = {"fetches": 0}
 
     note = lt.Progress("loom predict")
     first = min(ops) if ops else 0
@@ -1004,6 +1030,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 # time), then the pages back through the links.
                 home, fetched = x[6] & 0xffff, x[6] >> 32
                 work(me, fetch_net[0] + (fetched - 1) * fetch_net[1], "fault")
+                if cold_net and first_fetch(seen_net[me], x[5], cold_unit):
+                    work(me, fetched * cold_net, "fault")
+                    colds["fetches"] += 1
                 ha, hb = host_of(me), host_of(home)
                 lat, bw = route(ha, hb)
                 size = fetched * page_size
@@ -1151,7 +1180,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
            "prefetch_hits": sum(hits.values()), "prefetched_read": sum(used.values()),
            "pushes_timed": push_count["timed"], "pushes_reused": push_count["reused"],
            "locks": "keep" if keep else "round-trips", "served_by_napping": waits["requests"],
-           "serve_wait_s": waits["seconds"], "per_rank": []}
+           "serve_wait_s": waits["seconds"], "cold_fetches_across_hosts": colds["fetches"], "per_rank": []}
     for k in sorted(ops):
         a = acct[k]
         row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k], "locks_kept": retaken[k], "locks_kicked": kicked[k]}
