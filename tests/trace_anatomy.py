@@ -4,7 +4,8 @@ reaches last (a diff, an acquire, then the prefetch's second barrier), a
 diff of another thread of rank 1 inside it (not the barrier's), a split
 barrier (not a loom_barrier), and a loom_barrier that rank 0 reaches last
 with nothing to acquire; and fetches split by whether their home was in
-Loom or computing.  Exit 1 with what differs.
+Loom or computing, and by whether they were the rank's first into their
+window.  Exit 1 with what differs.
   trace_anatomy.py DIR"""
 import importlib.util
 import os
@@ -56,14 +57,23 @@ write(d, 1, [rec(1100, 40, 1, a=5, b=0 | 1 << 32), rec(2500, 300, 1, a=6, b=0 | 
              rec(1250, 60, 5, th=1, a=8, b=64 | 1 << 32 | 0 << 48),  # another thread's diff
              rec(1300, 50, 9, a=3, b=0),
              rec(2010, 10, 2, 1, a=2), rec(2040, 30, 2, 2, a=2),
-             rec(3000, 170, 2, 0, a=4)])
+             rec(3000, 170, 2, 0, a=4),
+             rec(3300, 5, 1, a=13, b=0 | 1 << 32)])  # rank 0 computing; page 13: window 1, rank 1's first there
 
 summ = lt.summary(lt.load(d))
 f = summ["fetches_by_home"]
 want_f = {"home_in_loom": {"fetches": 2, "total_us": 48.0, "median_us": 40.0},
-          "home_computing": {"fetches": 1, "total_us": 300.0, "median_us": 300.0}}
+          "home_computing": {"fetches": 2, "total_us": 305.0, "median_us": 300.0}}
 if f != want_f:
     print(f"trace_anatomy: fetches by their home's state {f}, want {want_f}")
+    sys.exit(1)
+# Cold: a rank's first fetch into an aligned window of 8 pages (rank 1:
+# page 5 then 6 of window 0, page 13 of window 1; rank 0: page 10).
+c = summ["fetches_cold"]
+want_c = {"first": {"fetches": 3, "total_us": 53.0, "median_us": 8.0},
+          "again": {"fetches": 1, "total_us": 300.0, "median_us": 300.0}}
+if c != want_c:
+    print(f"trace_anatomy: fetches by first into their window or again {c}, want {want_c}")
     sys.exit(1)
 a = summ["barriers"].get("last_arriver_us")
 # Medians of two barriers are the larger one (sorted()[n // 2]).

@@ -524,7 +524,34 @@ def summary(ranks):
         if anatomy:
             out["barriers"]["last_arriver_us"] = anatomy
     out["fetches_by_home"] = fetches_by_home(ranks)
+    out["fetches_cold"] = fetches_cold(ranks)
     return out
+
+
+def fetches_cold(ranks):
+    """Faults that fetched from another rank, split by whether the fetch was
+    the rank's first into that aligned window of LOOM_UNIT_PAGES pages of
+    its cache (cold: the kernel gives the slots their memory, the homes of
+    the window's pages are learnt) or a fetch again after an invalidation.
+    Per class: count, total and median us."""
+    unit = 8
+    for line in ranks[0].config.splitlines() if ranks else []:
+        if line.startswith("LOOM_UNIT_PAGES="):
+            try:
+                unit = max(1, int(line.split("=", 1)[1].split("#", 1)[0]))
+            except ValueError:
+                pass
+    got = {"first": [], "again": []}
+    for r in ranks:
+        seen = set()
+        for x in sorted(r.recs, key=lambda x: x[0]):
+            if x[2] != 1 or (x[6] & 0xffff) == r.rank or not x[6] >> 32:
+                continue
+            w = x[5] // unit
+            got["again" if w in seen else "first"].append(x[1] / 1e3)
+            seen.add(w)
+    return {k: {"fetches": len(v), "total_us": round(sum(v), 1),
+                "median_us": round(sorted(v)[len(v) // 2], 1) if v else None} for k, v in got.items()}
 
 
 def fetches_by_home(ranks):
@@ -620,6 +647,10 @@ def print_summary(s):
         w, c = f["home_in_loom"], f["home_computing"]
         print(f"fetches from another rank: {w['fetches']} while the home was in Loom (median {w['median_us']} us), "
               f"{c['fetches']} while it computed (median {c['median_us']} us, {c['total_us'] / 1e3:.1f} ms in all)")
+        w, c = s["fetches_cold"]["first"], s["fetches_cold"]["again"]
+        print(f"  of them {w['fetches']} the rank's first into their window (cold: median {w['median_us']} us, "
+              f"{w['total_us'] / 1e3:.1f} ms in all), {c['fetches']} again (median {c['median_us']} us, "
+              f"{c['total_us'] / 1e3:.1f} ms)")
     b = s["barriers"]
     if b:
         print(f"barriers: {b['count']}, arrival skew median {b['median_skew_us']} us, max {b['max_skew_us']} us; "
