@@ -236,6 +236,21 @@ if star:
               and sum(r["locks_kept"] for r in one_host["per_rank"]) == 0,
               f"2 hosts: {kept} locks taken again with no message; none with round trips, none on one host")
         check(lk(two) < lk(rtt), f"kept locks cost less than a round trip each ({lk(two):.4f} < {lk(rtt):.4f} s)")
+        # A lock only one rank takes, homed on another host, still asks
+        # its home at the first take after each barrier (then it is kept);
+        # with round trips every take of it does, on one host none.
+        recs = {r.rank: r.recs for r in loom_trace.load(bt)}
+        by = {}
+        for k, rs in recs.items():
+            for x in rs:
+                if x[2] == 3:
+                    by.setdefault(x[5], set()).add(k)
+        alone = sum(1 for k, rs in recs.items() for x in rs
+                    if x[2] == 3 and by[x[5]] == {k} and (x[5] % 4) // 2 != k // 2)
+        ask = lambda p: sum(r["locks_asked_alone"] for r in p["per_rank"])
+        check(ask(rtt) == alone and 0 < ask(two) <= alone and ask(one_host) == 0,
+              f"locks nobody else takes, homed on the other host: {alone} takes, {ask(rtt)} asked with round trips, "
+              f"{ask(two)} kept between barriers, {ask(one_host)} on one host")
         # A lock taken from its keeper costs the calibrated lock_kick_us
         # (the calibration's alternating lock) in all, where it is given.
         kp = os.path.join(work, "kick_2ms.json")

@@ -710,6 +710,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     kept_by = defaultdict(set)
     backoff, cool, useful = defaultdict(int), {}, {}
     retaken, kicked = defaultdict(int), defaultdict(int)   # per rank: as LOOM_STATS locks_kept, and kicks sent
+    lone = defaultdict(int)  # per rank: takes of locks nobody else takes that asked their home across hosts
 
     def one_way(src, dst):
         """A small message's time from rank src to rank dst (0 inside a host)."""
@@ -1073,7 +1074,17 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             elif o.kind == LOCK:
                 lid = x[5]
                 if len(takers[lid]) <= 1:
-                    work(me, float((ins if host_of(lid % n) == host_of(me) else net).get("lock_us", 0.1)) / 2, "lock")
+                    if host_of(lid % n) != host_of(me) and (not keep or lid not in kept_by[me]):
+                        # Nobody else takes it, but across hosts its home
+                        # hears of the first take after each barrier (which
+                        # gave up the rank's keeps); kept from then on.
+                        round_trip(me, lid % n, "lock")
+                        lone[me] += 1
+                        if keep:
+                            kept_by[me].add(lid)
+                    else:
+                        retaken[me] += host_of(lid % n) != host_of(me)
+                        work(me, float((ins if host_of(lid % n) == host_of(me) else net).get("lock_us", 0.1)) / 2, "lock")
                 else:
                     L = locks[lid]
                     if keep and L["keeper"] == me and not x[3] & 1:
@@ -1126,7 +1137,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 release(me, o, "unlock")
                 lid = x[5]
                 if len(takers[lid]) <= 1:
-                    work(me, float((ins if host_of(lid % n) == host_of(me) else net).get("lock_us", 0.1)) / 2, "unlock")
+                    if not keep and host_of(lid % n) != host_of(me):
+                        round_trip(me, lid % n, "unlock")
+                    else:
+                        work(me, float((ins if host_of(lid % n) == host_of(me) else net).get("lock_us", 0.1)) / 2, "unlock")
                     continue
                 L = locks[lid]
                 flush(me)
@@ -1183,7 +1197,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
            "serve_wait_s": waits["seconds"], "cold_fetches_across_hosts": colds["fetches"], "per_rank": []}
     for k in sorted(ops):
         a = acct[k]
-        row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k], "locks_kept": retaken[k], "locks_kicked": kicked[k]}
+        row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k], "locks_kept": retaken[k], "locks_kicked": kicked[k],
+               "locks_asked_alone": lone[k]}
         row.update({c + "_s": a[c] for c in CATEGORIES})
         out["per_rank"].append(row)
     out["predicted_s"] = max(finish.values())
