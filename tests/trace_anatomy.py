@@ -61,20 +61,19 @@ write(d, 1, [rec(1100, 40, 1, a=5, b=0 | 1 << 32), rec(2500, 300, 1, a=6, b=0 | 
              rec(3300, 5, 1, a=13, b=0 | 1 << 32)])  # rank 0 computing; page 13: window 1, rank 1's first there
 
 summ = lt.summary(lt.load(d))
-f = summ["fetches_by_home"]
-want_f = {"home_in_loom": {"fetches": 2, "total_us": 48.0, "median_us": 40.0},
-          "home_computing": {"fetches": 2, "total_us": 305.0, "median_us": 300.0}}
-if f != want_f:
-    print(f"trace_anatomy: fetches by their home's state {f}, want {want_f}")
-    sys.exit(1)
-# Cold: a rank's first fetch into an aligned window of 8 pages (rank 1:
-# page 5 then 6 of window 0, page 13 of window 1; rank 0: page 10).
-c = summ["fetches_cold"]
-want_c = {"first": {"fetches": 3, "total_us": 53.0, "median_us": 8.0},
-          "again": {"fetches": 1, "total_us": 300.0, "median_us": 300.0}}
-if c != want_c:
-    print(f"trace_anatomy: fetches by first into their window or again {c}, want {want_c}")
-    sys.exit(1)
+# Fetches by their home's state at their midpoint, and cold: a rank's
+# first fetch into an aligned window of 8 pages (rank 1: page 5 then 6
+# of window 0, page 13 of window 1; rank 0: page 10).
+for key, what, want_f in [
+        ("fetches_by_home", "by their home's state",
+         {"home_in_loom": {"fetches": 2, "total_us": 48.0, "median_us": 40.0},
+          "home_computing": {"fetches": 2, "total_us": 305.0, "median_us": 300.0}}),
+        ("fetches_cold", "by first into their window or again",
+         {"first": {"fetches": 3, "total_us": 53.0, "median_us": 8.0},
+          "again": {"fetches": 1, "total_us": 300.0, "median_us": 300.0}})]:
+    if summ[key] != want_f:
+        print(f"trace_anatomy: fetches {what} {summ[key]}, want {want_f}")
+        sys.exit(1)
 a = summ["barriers"].get("last_arriver_us")
 # Medians of two barriers are the larger one (sorted()[n // 2]).
 want = {"barriers": 2, "with_acquire_record": 1,
