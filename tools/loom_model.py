@@ -1080,7 +1080,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                         # gave up the rank's keeps); kept from then on.
                         round_trip(me, lid % n, "lock")
                         lone[me] += 1
-                        if keep:
+                        if keep and not x[3] & 1:  # (a trylock that failed holds nothing to keep)
                             kept_by[me].add(lid)
                     else:
                         retaken[me] += host_of(lid % n) != host_of(me)
