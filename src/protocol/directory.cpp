@@ -42,7 +42,10 @@ int proto_home(uint64_t p, bool claim) {
 // entry another host keeps (4 of a window's 8 at 2 ranks: ~30 us each at
 // unlimited links); batched, the entries of all ranks are asked at once.
 void proto_learn_homes(uint64_t lo, uint64_t hi) {
-  static thread_local std::vector<uint64_t> want, got;
+  // Scratch of the fault path (under the rank lock), never destroyed: see
+  // runtime.hpp.
+  static std::vector<uint64_t>& want = *new std::vector<uint64_t>();
+  static std::vector<uint64_t>& got = *new std::vector<uint64_t>();
   want.clear();
   for (uint64_t q = lo; q < hi; q++)
     if (rt.pages.home[q] < 0 && (rt.pages.flags[q] & kAlloc)) want.push_back(q);
