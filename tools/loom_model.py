@@ -310,12 +310,8 @@ def rank_ops(r, compute_from):
 
 # ------------------------------------------------------- the barrier prefetch
 
-def config_value(ranks, key, default=""):
-    """A LOOM_* setting of the traced run, from the trace's header."""
-    for line in ranks[0].config.splitlines():
-        if line.startswith(key + "="):
-            return line.split("=", 1)[1].split("#", 1)[0].strip()
-    return default
+config_value = lt.config_value
+first_fetch = lt.first_fetch
 
 
 def plan_prefetch(ops, remote, unit, home_of):
@@ -489,17 +485,6 @@ class Prep:
         return out, traced, pushes, len(hits), used
 
 
-def first_fetch(seen, page, unit):
-    """Whether a fetch of page is the rank's first into that aligned window
-    of its cache (a cold fetch: the kernel gives the slots their memory, and
-    the homes of the window's pages are not known yet); marks it seen."""
-    w = page // unit
-    if w in seen:
-        return False
-    seen.add(w)
-    return True
-
-
 _PREP = None  # the Prep that forked workers run (inherited, not pickled)
 
 
@@ -576,12 +561,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         one_host = len({r.host for r in ranks}) == 1 and config_value(ranks, "LOOM_LOCAL_MAP", "1") != "0"
         prefetch = "on" if (one_host and config_value(ranks, "LOOM_PREFETCH", "1") != "0"
                             and config_value(ranks, "LOOM_PROTOCOL", "hlrc") == "hlrc") else "off"
-    unit = 0
-    if prefetch == "on":
-        try:
-            unit = max(1, int(config_value(ranks, "LOOM_UNIT_PAGES", "8")))
-        except ValueError:
-            unit = 8
+    cold_unit = lt.unit_pages(ranks)  # the window a rank's first fetch into is cold (fetch_cold_page_us)
+    unit = cold_unit if prefetch == "on" else 0
     node = plat["node"]
     # How a diff crosses hosts: as put records in requests (LOOM_TRANSPORT
     # auto or async, the default) or as one MPI_Put a page (rma).
@@ -591,13 +572,6 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # ops[rank]: the schedule (Prep): every operation but the faults that
     # stay inside the host, by its index among the rank's operations.
     ops, traced, pushes, hits, used = {}, {}, {}, {}, {}
-    # Cold fetches (fetch_cold_page_us: the calibration's fresh blocks
-    # against its warm ones, per page): a rank's first fetch into an
-    # aligned window of LOOM_UNIT_PAGES.
-    try:
-        cold_unit = max(1, int(config_value(ranks, "LOOM_UNIT_PAGES", "8")))
-    except ValueError:
-        cold_unit = 8
     for r, got in zip(ranks, prepare(Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit))):
         ops[r.rank], traced[r.rank], pushes[r.rank], hits[r.rank], used[r.rank] = got
     # Collective allocations synchronize like a barrier only when every

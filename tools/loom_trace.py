@@ -528,30 +528,52 @@ def summary(ranks):
     return out
 
 
+def config_value(ranks, key, default=""):
+    """A LOOM_* setting of the traced run, from the trace's header."""
+    for line in ranks[0].config.splitlines() if ranks else []:
+        if line.startswith(key + "="):
+            return line.split("=", 1)[1].split("#", 1)[0].strip()
+    return default
+
+
+def unit_pages(ranks):
+    """The traced run's LOOM_UNIT_PAGES (its fetch window; 8 if unset or bad)."""
+    try:
+        return max(1, int(config_value(ranks, "LOOM_UNIT_PAGES", "8")))
+    except ValueError:
+        return 8
+
+
+def first_fetch(seen, page, unit):
+    """Whether a fetch of page is the rank's first into that aligned window
+    of its cache (a cold fetch: the kernel gives the slots their memory, and
+    the homes of the window's pages are not known yet); marks it seen."""
+    w = page // unit
+    if w in seen:
+        return False
+    seen.add(w)
+    return True
+
+
+def fetch_classes(got):
+    """Per class of fetch durations (us): count, total and median."""
+    return {k: {"fetches": len(v), "total_us": round(sum(v), 1),
+                "median_us": round(sorted(v)[len(v) // 2], 1) if v else None} for k, v in got.items()}
+
+
 def fetches_cold(ranks):
     """Faults that fetched from another rank, split by whether the fetch was
-    the rank's first into that aligned window of LOOM_UNIT_PAGES pages of
-    its cache (cold: the kernel gives the slots their memory, the homes of
-    the window's pages are learnt) or a fetch again after an invalidation.
-    Per class: count, total and median us."""
-    unit = 8
-    for line in ranks[0].config.splitlines() if ranks else []:
-        if line.startswith("LOOM_UNIT_PAGES="):
-            try:
-                unit = max(1, int(line.split("=", 1)[1].split("#", 1)[0]))
-            except ValueError:
-                pass
+    the rank's first into its aligned window of LOOM_UNIT_PAGES pages of its
+    cache (cold) or a fetch again after an invalidation."""
+    unit = unit_pages(ranks)
     got = {"first": [], "again": []}
     for r in ranks:
         seen = set()
         for x in sorted(r.recs, key=lambda x: x[0]):
             if x[2] != 1 or (x[6] & 0xffff) == r.rank or not x[6] >> 32:
                 continue
-            w = x[5] // unit
-            got["again" if w in seen else "first"].append(x[1] / 1e3)
-            seen.add(w)
-    return {k: {"fetches": len(v), "total_us": round(sum(v), 1),
-                "median_us": round(sorted(v)[len(v) // 2], 1) if v else None} for k, v in got.items()}
+            got["first" if first_fetch(seen, x[5], unit) else "again"].append(x[1] / 1e3)
+    return fetch_classes(got)
 
 
 def fetches_by_home(ranks):
@@ -572,8 +594,7 @@ def fetches_by_home(ranks):
             t = r.to_global(x[0] + x[1] // 2)
             i = bisect.bisect_right(tops[home], (t, float("inf"))) - 1
             got["home_in_loom" if i >= 0 and ends[home][i] >= t else "home_computing"].append(x[1] / 1e3)
-    return {k: {"fetches": len(v), "total_us": round(sum(v), 1),
-                "median_us": round(sorted(v)[len(v) // 2], 1) if v else None} for k, v in got.items()}
+    return fetch_classes(got)
 
 
 def barrier_anatomy(ranks, whole, inner, arrivals, exits):
