@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <stdio_ext.h>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -116,6 +117,20 @@ void compute_layout() {
   m.rings = align(m.copyset + rt.npages * 8 * (uint64_t)rank_planes(), 64);
   m.small = align(m.rings + N * ring_words(rt.nranks) * 8, 64);
   m.size = align(m.small + kSmallMetaBytes, kPage);
+}
+
+// MPICH's MPI_Init makes stdout unbuffered (so a rank's output reaches
+// mpiexec at once); puts() then writes a line's text and its newline in two
+// write(2)s, and ranks printing together break each other's lines where a
+// pthreads program's threads, sharing one stream, never do (SPLASH-3
+// OCEAN's MASTER and main printing at the join).  Where MPI_Init made it
+// so, stdout becomes line-buffered instead: each line one write, still
+// delivered as it ends.  A stream the program made unbuffered before is
+// left alone; so is one whose MPI the program started itself.
+void whole_output_lines() {
+  if (__fbufsize(stdout) != 1) return;  // glibc: 1 is the unbuffered stream's one-byte buffer
+  static char line_buffer[BUFSIZ];       // static: stdout outlives every destructor
+  std::setvbuf(stdout, line_buffer, _IOLBF, sizeof line_buffer);
 }
 
 // MPI libraries end the process inside MPI_Init when it fails (MPICH checks
@@ -246,11 +261,13 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     static bool registered = false;
     if (!registered) registered = std::atexit(explain_failed_mpi_init) == 0;
     int provided = 0;
+    const bool unbuffered_before = __fbufsize(stdout) == 1;
     g_in_mpi_init = true;
     int err = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
     g_in_mpi_init = false;
     if (err != MPI_SUCCESS) return fail_mpi(err, "MPI_Init_thread");
     rt.we_init_mpi = true;
+    if (!unbuffered_before) whole_output_lines();
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rt.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &rt.nranks);
