@@ -307,6 +307,7 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
   const std::string node = object({{"cpu_speed", "1"},
                                    {"cores", std::to_string(sysconf(_SC_NPROCESSORS_ONLN))},
                                    {"trap_us", num(trap)},
+                                   {"trap_outside_us", num(std::max(0.0, find(rep, "raw_fault_trap_outside_handler")))},
                                    {"mprotect_us", num(mprot)},
                                    {"memcpy_MBps", num(memcpy_bw)},
                                    {"diff_create_us_per_page", num(enc1)},

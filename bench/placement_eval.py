@@ -81,6 +81,10 @@ def main():
         for which in ("default", "placed"):
             e = dict(os.environ)
             e.pop("LOOM_TRACE", None)
+            # Ranks of one host run the protocol, as the traced run does (a
+            # trace turns LOOM_HOST_SHARE off) and as the model replays it,
+            # not pages shared from their homes, where homes barely matter.
+            e.setdefault("LOOM_HOST_SHARE", "0")
             e.pop("LOOM_PLACEMENT", None)
             if which == "placed":
                 e["LOOM_PLACEMENT"] = placement
@@ -99,6 +103,7 @@ def main():
            "predicted_default_s": pred_default, "predicted_placed_s": pred_placed,
            "predicted_ratio": pred_placed / pred_default, "traced_window_s": traced,
            "placement": open(placement).read(), "loom": build_info(a.build_dir),
+           "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith("LOOM_")},
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine(a.mpiexec)}
     print(f"{a.app}: {moved} pages moved; measured {md:.4f} -> {mp:.4f} s ({mp / md:.3f}); "
           f"predicted {pred_default:.4f} -> {pred_placed:.4f} s ({pred_placed / pred_default:.3f})")

@@ -82,11 +82,27 @@ if a and b and w:
     # The replay computes what the trace computed: with wall time, each
     # rank's computation is the trace summary's (its wall time less its
     # Loom operations), whatever the load on this machine was.
+    # Less the part of each fault's trap outside Loom's handler, which the
+    # trace's computation holds and the fault's price holds again (the
+    # calibrated trap_outside_us): exactly the trace's with it at 0, and
+    # with it less by at most that much a fault.
     summ = json.loads(sh([sys.executable, TOOL, "trace", "summary", jt, "--json"]).stdout)
     want = {r["rank"]: r["compute_s"] for r in summ["ranks"]}
+    faults = {r["rank"]: r["counts"]["fault"] for r in summ["ranks"]}
+    outside = d["node"].get("trap_outside_us", -1) * 1e-6
+    check(outside > 0, f"the calibration measures the trap's part outside the handler ({outside * 1e6:.2f} us)")
+    plat0 = os.path.join(work, "platform_no_outside.json")
+    with open(plat0, "w") as f:
+        json.dump(dict(d, node=dict(d["node"], trap_outside_us=0)), f)
+    w0 = predict(jt, "--platform", plat0, "--ranks-per-host", "2", "--compute", "wall")
+    got0 = {r["rank"]: r["compute_s"] for r in w0["per_rank"]} if w0 else {}
+    check(w0 is not None and all(abs(got0[k] - want[k]) <= 0.02 * want[k] + 1e-4 for k in want),
+          f"trap_outside_us 0: each rank's replayed computation is the trace's ({got0} against {want})")
     got = {r["rank"]: r["compute_s"] for r in w["per_rank"]}
-    check(all(abs(got[k] - want[k]) <= 0.02 * want[k] + 1e-4 for k in want),
-          f"each rank's replayed computation is the trace's ({got} against {want})")
+    check(all(want[k] - faults[k] * outside - 0.02 * want[k] - 1e-4 <= got[k] < want[k] for k in want)
+          and any(faults[k] > 0 for k in want),
+          f"each rank's replayed computation is the trace's less its faults' trap outside the handler "
+          f"({got} against {want}, {faults} faults)")
     check(a["predicted_s"] <= w["predicted_s"] * 1.001, "computation from CPU time is no longer than from wall time")
     check(a["predicted_s"] == b["predicted_s"], "two replays agree exactly")
     check(all(r["compute_s"] > 0 and r["barrier_s"] > 0 for r in a["per_rank"]), "every rank computes and waits in barriers")

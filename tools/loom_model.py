@@ -440,6 +440,13 @@ class Prep:
         self.page_size = ranks[0].page or 4096
         self.memcpy = float(node["memcpy_MBps"])  # bytes per us
         self.trap_us = float(node["trap_us"])
+        # The part of a fault's trap outside Loom's handler (the signal's
+        # delivery and return) is not in the fault's record: the trace's
+        # computation before the fault holds it, and the fault's price
+        # (trap_us, a fetch's overhead) holds it again.  It comes out of
+        # the computation.  (The traced machine's: a platform from this
+        # machine's calibration has it; one without it takes nothing out.)
+        self.trap_outside = float(node.get("trap_outside_us") or 0) * 1e-6
         self.fetch_in = (float(ins["fetch_overhead_us"]), float(ins.get("fetch_extra_page_us", 0)))
         self.cold_in = float(ins.get("fetch_cold_page_us") or 0)
         self.cold_unit = cold_unit
@@ -475,6 +482,7 @@ class Prep:
         comp = fus = 0.0
         for i, o in enumerate(ops):
             if o.kind == FAULT:
+                o.compute = max(0.0, o.compute - self.trap_outside)
                 w = self.local_fault_us(me, o.rec, i in hits)
                 if w is not None:
                     comp += o.compute
