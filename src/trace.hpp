@@ -43,6 +43,7 @@ enum class Ev : uint8_t {
   Notices = 16,    // the notices this rank received, acted on: a: notices; b: pages dropped | pages refreshed << 32
   Run = 17,        // LOOM_TRACE_RUNS: a byte run of a diff (at its release, or at an acquire before it): a: byte offset in Loom memory; b: length | home << 48
   Reset = 18,      // loom_stats_reset: LOOM_STATS's wall time starts again here (a program's measured region)
+  Prefetch = 19,   // pages a barrier brought from another host's home: a: first page; b: pages | home << 48; flags: 0 the acquire's get, 1 the push
 };
 
 struct TraceRec {

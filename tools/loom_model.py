@@ -29,7 +29,8 @@ from operator import itemgetter
 import loom_trace as lt
 
 # Synchronization in the trace (record types, docs/TRACE.md).
-FAULT, BARRIER, LOCK, UNLOCK, DIFF, ATOMIC, ALLOC, FREE, ACQUIRE, CPU, SYNC, NOTICE, RESET = 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 15, 18
+FAULT, BARRIER, LOCK, UNLOCK, DIFF, ATOMIC, ALLOC, FREE, ACQUIRE, CPU, SYNC, NOTICE, RESET, PREFETCH = \
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 15, 18, 19
 CATEGORIES = ("compute", "fault", "barrier", "lock", "unlock", "atomic")
 REQUEST_BYTES = 64   # a request message (fault, lock, atomic, acknowledgement)
 COOL_MAX_EXP = 6     # src/sync.cpp kCoolMaxExp
@@ -241,7 +242,8 @@ TOP = frozenset((FAULT, BARRIER, LOCK, UNLOCK, ATOMIC))
 
 def rank_ops(r, compute_from):
     """A rank's operations, in order, each with the computation before it,
-    and its nested records (diffs a release sent, the acquire inside).
+    and its nested records (diffs a release sent, the acquire inside, the
+    pages a barrier's prefetch brought).
     Only the first application thread is replayed.  (Millions of records
     in a big trace: the loops below are written for speed.)"""
     recs = [x for x in r.recs if x[4] == 0]
@@ -271,7 +273,7 @@ def rank_ops(r, compute_from):
     loose = []
     bisect_right = bisect.bisect_right
     for x in recs:
-        if x[2] in (DIFF, ACQUIRE, NOTICE):
+        if x[2] in (DIFF, ACQUIRE, NOTICE, PREFETCH):
             i = bisect_right(starts, x[0]) - 1
             if i >= 0 and x[0] + x[1] <= flat[i].end:
                 o = flat[i]
@@ -425,7 +427,8 @@ def plan_prefetch(ops, remote, unit, home_of):
 class Prep:
     """One rank's share of the replay's preparation, independent of the
     other ranks': its operations (rank_ops), the barrier prefetch's plan
-    (plan_prefetch, when unit is set), and the schedule the replay takes:
+    (plan_prefetch, when unit is set; or the pushes the trace recorded,
+    when recorded is set), and the schedule the replay takes:
     a fault that stays inside the rank's host is CPU work only, so it joins
     the next operation, its computation and its work added before that
     one's (the same times, summed in another order; in CG's 64-rank trace
@@ -434,8 +437,9 @@ class Prep:
     pushed pages read); a schedule entry is (index in the rank's
     operations, op, computation s, fault work us before it)."""
 
-    def __init__(self, ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit=8):
+    def __init__(self, ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit=8, recorded=False):
         self.ranks, self.rph, self.compute_from, self.unit = ranks, rph, compute_from, unit
+        self.recorded = recorded
         self.page_home, self.homes_mode = page_home, homes_mode
         self.page_size = ranks[0].page or 4096
         self.memcpy = float(node["memcpy_MBps"])  # bytes per us
@@ -478,6 +482,18 @@ class Prep:
             remote = {h: (h // rph) != (me // rph) for h in range(r.nranks)}
             pushes, hits, used = plan_prefetch(ops, remote.get, self.unit,
                                                lambda q, get=self.page_home.get: get(q, 0))
+        if self.recorded:
+            # A trace whose ranks did not map each other has its barriers'
+            # prefetches in it (prefetch records inside the barrier): their
+            # pages came in the barrier, and the faults that read them later
+            # fetched nothing (each is a trap here).
+            for i, o in enumerate(ops):
+                if o.kind == BARRIER and o.nested:
+                    for x in o.nested:
+                        if x[2] == PREFETCH:
+                            got = pushes.setdefault(i, {})
+                            h = x[6] >> 48
+                            got[h] = got.get(h, 0) + (x[6] & 0xffffffff)
         out = []
         comp = fus = 0.0
         for i, o in enumerate(ops):
@@ -545,7 +561,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     prefetch: the barrier prefetch of pages homed on other hosts (plan_prefetch)
     "on", "off", or "auto": on where the traced run had none (its ranks on
     one host, mapping each other) and asked for none to be off (LOOM_PREFETCH,
-    LOOM_PROTOCOL hlrc).
+    LOOM_PROTOCOL hlrc).  A traced run that had its own (ranks on several
+    hosts) recorded each barrier's pages: they are replayed as that
+    barrier's push unless prefetch is "off" ("trace" in the result).
     reuse: a barrier's push whose pattern (which rank gets how many pages
     from which home) SimGrid has already timed takes the times it took then
     instead of being simulated again (pushes_timed and pushes_reused in the
@@ -565,6 +583,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             elif x[2] == DIFF:
                 page_home.setdefault(x[5], x[6] >> 48)
     page_size = ranks[0].page or 4096
+    recorded = prefetch != "off"   # (asked for: "auto" may turn the planned one off below)
     if prefetch == "auto":
         one_host = len({r.host for r in ranks}) == 1 and config_value(ranks, "LOOM_LOCAL_MAP", "1") != "0"
         prefetch = "on" if (one_host and config_value(ranks, "LOOM_PREFETCH", "1") != "0"
@@ -580,8 +599,11 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # ops[rank]: the schedule (Prep): every operation but the faults that
     # stay inside the host, by its index among the rank's operations.
     ops, traced, pushes, hits, used = {}, {}, {}, {}, {}
-    for r, got in zip(ranks, prepare(Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit))):
+    for r, got in zip(ranks, prepare(Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit,
+                                                     recorded))):
         ops[r.rank], traced[r.rank], pushes[r.rank], hits[r.rank], used[r.rank] = got
+    if prefetch != "on" and any(pushes.values()):
+        prefetch = "trace"
     # Collective allocations synchronize like a barrier only when every
     # rank has them alike.
     counts = {tuple(o.kind for _, o, _, _ in ops[k] if o.kind in (ALLOC, FREE)) for k in ops}
@@ -1221,7 +1243,9 @@ def print_prediction(p):
           f"{p['topology']}, platform {' + '.join(p['platform'])}; compute spans from {p['compute_from']} time, "
           f"x {p['compute_scale']:.3f}; barrier prefetch {p.get('prefetch', 'off')}"
           + (f" ({p['prefetched_pages']} pages pushed, {p['prefetched_read']} of them read, opened by {p['prefetch_hits']} faults;"
-             f" pushes simulated {p['pushes_timed']}, reused {p['pushes_reused']})" if p.get("prefetch") == "on" else ""))
+             f" pushes simulated {p['pushes_timed']}, reused {p['pushes_reused']})" if p.get("prefetch") == "on" else
+             f" ({p['prefetched_pages']} pages pushed, as the traced run's barriers did; pushes simulated {p['pushes_timed']},"
+             f" reused {p['pushes_reused']})" if p.get("prefetch") == "trace" else ""))
     print(f"{'rank':>5} {'predicted s':>12} {'traced s':>9} " + " ".join(f"{c:>9}" for c in CATEGORIES))
     for r in p["per_rank"]:
         print(f"{r['rank']:>5} {r['predicted_s']:>12.4f} {r['traced_s']:>9.4f} " +

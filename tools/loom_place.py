@@ -24,7 +24,7 @@ from collections import defaultdict
 
 import loom_trace as lt
 
-FAULT, DIFF, ALLOC = 1, 5, 7
+FAULT, DIFF, ALLOC, PREFETCH = 1, 5, 7, 19
 COLLECTIVE = 2
 
 
@@ -136,8 +136,10 @@ def apply(ranks, path):
     a diff to itself disappears (written in place), and the old home's
     write traps become fetches from the new home.  The old home's reads
     and its writes' diffs are not in the trace (it worked in place), so a
-    page moved away from a busy home looks cheaper than it is.  Returns
-    the number of records changed."""
+    page moved away from a busy home looks cheaper than it is.  The pages a
+    barrier's prefetch brought (a trace across hosts) come from their new
+    homes, and not at all to a rank that is now their home.  Returns the
+    number of records changed."""
     blocks = collective_blocks(ranks)
     placed = {}
     for k, (pages, rs) in read_file(path).items():
@@ -168,6 +170,20 @@ def apply(ranks, path):
                 if h2 == r.rank:
                     continue
                 x = (t0, dur, ty, fl, th, a, (b & ((1 << 48) - 1)) | h2 << 48)
+            elif ty == PREFETCH:
+                old, n = b >> 48, b & 0xffffffff
+                homes = [placed.get(q, old) for q in range(a, a + n)]
+                if any(h != old for h in homes):
+                    changed += 1
+                    i = 0
+                    while i < n:  # the run split where its pages' homes change
+                        j = i + 1
+                        while j < n and homes[j] == homes[i]:
+                            j += 1
+                        if homes[i] != r.rank:
+                            out.append((t0, dur, ty, fl, th, a + i, (j - i) | homes[i] << 48))
+                        i = j
+                    continue
             out.append(x)
         r.recs = out
     return changed

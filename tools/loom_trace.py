@@ -30,7 +30,7 @@ MAGIC = b"LOOMTRC1"
 REC = struct.Struct("<QIBBHQQ")
 TYPES = {1: "fault", 2: "barrier", 3: "lock", 4: "unlock", 5: "diff", 6: "atomic", 7: "alloc", 8: "free",
          9: "acquire", 10: "migrate", 11: "cpu", 12: "sync", 13: "dropped", 14: "pages", 15: "notice",
-         16: "notices", 17: "run", 18: "reset"}
+         16: "notices", 17: "run", 18: "reset", 19: "prefetch"}
 # Loom operations the program called or faulted into: the top level of a rank's timeline.
 TOP = {1, 2, 3, 4, 6}
 ATOMIC_OPS = {0: "fetch_add", 1: "cas", 2: "exchange", 3: "load", 4: "store"}
@@ -157,6 +157,9 @@ def check(ranks):
                 errs.append(f"{q}: home {b & 0xffff} is not a rank")
             if ty == 5 and (b >> 48) >= n:
                 errs.append(f"{q}: diff home {b >> 48} is not a rank")
+            if ty == 19 and ((b >> 48) >= n or (b >> 48) == r.rank or (b & 0xffffffff) == 0
+                             or a + (b & 0xffffffff) > pages or fl not in (0, 1)):
+                errs.append(f"{q}: prefetch of {b & 0xffffffff} pages at page {a} from rank {b >> 48}, flags {fl}")
             if ty == 15 and ((b >> 48) >= n or (b >> 48) == r.rank or a >= pages):
                 errs.append(f"{q}: notice to rank {b >> 48} about page {a}")
             if ty in (7, 8) and (a + (b & ((1 << 56) - 1)) > pages or (b >> 56) not in KINDS):
@@ -475,7 +478,8 @@ def summary(ranks):
                              "cpu_s": (cpu[-1] - cpu[0]) / 1e9 if len(cpu) > 1 else None,
                              "counts": {TYPES[t]: sum(1 for x in r.recs if x[2] == t) for t in TOP},
                              "notices_sent": sum(1 for x in r.recs if x[2] == 15),
-                             "notices_received": sum(x[5] for x in r.recs if x[2] == 16)})
+                             "notices_received": sum(x[5] for x in r.recs if x[2] == 16),
+                             "prefetched_pages": sum(x[6] & 0xffffffff for x in r.recs if x[2] == 19)})
         for x in r.recs:
             t0, dur, ty, fl, th, a, b = x
             if ty == 1:
@@ -672,6 +676,10 @@ def print_summary(s):
         print(f"  of them {w['fetches']} the rank's first into their window (cold: median {w['median_us']} us, "
               f"{w['total_us'] / 1e3:.1f} ms in all), {c['fetches']} again (median {c['median_us']} us, "
               f"{c['total_us'] / 1e3:.1f} ms)")
+    pre = sum(r.get("prefetched_pages", 0) for r in s["ranks"])
+    if pre:
+        print(f"pages the barriers brought from other hosts' homes (their prefetch): {pre}, "
+              + ", ".join(f"rank {r['rank']} {r['prefetched_pages']}" for r in s["ranks"] if r.get("prefetched_pages")))
     b = s["barriers"]
     if b:
         print(f"barriers: {b['count']}, arrival skew median {b['median_skew_us']} us, max {b['max_skew_us']} us; "

@@ -174,7 +174,9 @@ void prefetch_hot() {
     while (j < want.size() && want[j] == want[j - 1] + 1 && pt.home[want[j]] == h) j++;
     const uint64_t n = j - i;
     page_protocol(first).before_fetch(h, first, n);
+    const uint64_t tt = trace_on() ? trace_now() : 0;
     rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
+    if (trace_on()) trace_event(Ev::Prefetch, tt, first, n | (uint64_t)(uint16_t)h << 48, 0);
     for (size_t k = i; k < j; k++) {
       pt.hint[want[k]] |= kPrefetched;
       pt.dropped_at[want[k]] = 0;
@@ -1040,6 +1042,12 @@ void proto_push_ask(int* asks, int* kept) {
     while (k < s.runs.size() && s.runs[k].home == h) k++;
     if (k > j) s.runs.erase(s.runs.begin() + (ptrdiff_t)j, s.runs.begin() + (ptrdiff_t)k);
     i = j;
+  }
+  // The runs on their way (a trace replayed elsewhere has no other record
+  // of them: their pages are read with no fetch).
+  if (trace_on()) {
+    const uint64_t tt = trace_now();
+    for (const PushRun& r : s.runs) trace_event(Ev::Prefetch, tt, r.first, r.n | (uint64_t)(uint16_t)r.home << 48, 1);
   }
   s.pending = true;
 }
