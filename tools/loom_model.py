@@ -863,8 +863,18 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         flush(me, rt)
         return rt
 
+    mprotect_us = float(node.get("mprotect_us") or 0)
+
     def release(me, o, cat):
         comms = []
+        # The release makes its dirty pages read-only first, one mprotect a
+        # run of consecutive pages (protocol/core.cpp, release_pages): a
+        # diff record a dirty page.  (Pages written in runs cost one call;
+        # a page in every other, as in a cyclic placement, one call each.)
+        dirty = sorted(x[5] for x in o.nested if x[2] == DIFF)
+        if dirty and mprotect_us:
+            runs = 1 + sum(1 for a, b in zip(dirty, dirty[1:]) if b != a + 1)
+            work(me, runs * mprotect_us, cat)
         for x in o.nested:
             if x[2] != DIFF:
                 continue
