@@ -8,6 +8,8 @@
   bench/model_validate.py --errors A.json [B.json ...]   (only the errors, a column per configuration)
   bench/model_validate.py --parts OUT.json [OTHER.json]
                           (Loom's fault and barrier time, measured and predicted)
+  bench/model_validate.py --noise A.json B.json
+                          (the measurements' own spread: within each run, and B's medians against A's)
 
 For every program: one traced run on one host with 2 ranks (LOOM_TRACE,
 kept in --traces and reused by later configurations), R untraced runs of
@@ -111,6 +113,32 @@ def errors(paths):
         f"{100 * s['median_abs_error']:.1f}%, {100 * s['worst_abs_error']:.1f}%" for _, _, s in cols) + " |")
 
 
+def noise(a_path, b_path):
+    """What the measurements alone would miss by, per configuration, as
+    median and worst over the programs: each program's measured runs'
+    largest distance from their median (within a run, A's and B's
+    programs together), and B's median against A's, as if A's measured
+    time predicted B's (two runs of the same programs on the same build)."""
+    with open(a_path) as f:
+        a = json.load(f)["configs"]
+    with open(b_path) as f:
+        b = json.load(f)["configs"]
+    print("| configuration | within a run: median, worst | B's median against A's: median, worst (program) |")
+    print("|---|---|---|")
+    for c in a:
+        if c not in b:
+            continue
+        ra = {r["app"]: r for r in a[c]["rows"]}
+        rb = {r["app"]: r for r in b[c]["rows"]}
+        within = sorted(max(abs(x / statistics.median(r["measured_runs_s"]) - 1) for x in r["measured_runs_s"])
+                        for r in list(ra.values()) + list(rb.values()))
+        apart = sorted((abs(rb[k]["measured_s"] / ra[k]["measured_s"] - 1), k) for k in ra if k in rb)
+        if not within or not apart:
+            continue
+        print(f"| {c} | {100 * statistics.median(within):.1f}%, {100 * within[-1]:.1f}% | "
+              f"{100 * statistics.median(x for x, _ in apart):.1f}%, {100 * apart[-1][0]:.1f}% ({apart[-1][1]}) |")
+
+
 def parts(path, other=None):
     """Loom's own time, apart from the computation: the measured run's
     fault and barrier seconds (the run nearest the median, slowest rank)
@@ -149,6 +177,9 @@ def main():
         return 0
     if len(sys.argv) >= 3 and sys.argv[1] == "--errors":
         errors(sys.argv[2:])
+        return 0
+    if len(sys.argv) == 4 and sys.argv[1] == "--noise":
+        noise(sys.argv[2], sys.argv[3])
         return 0
     if len(sys.argv) in (3, 4) and sys.argv[1] == "--parts":
         parts(sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else None)
