@@ -79,7 +79,8 @@ constexpr long kSlowYieldNs = 500000;        // unless a yield took this long
 constexpr long kBanMinNs = 5000000;          // (then no yields for this long,
 constexpr long kBanMaxNs = 20000000;         //  doubling while it repeats),
 constexpr long kNapMinNs = 10000;            // then naps, each twice the last
-constexpr long kNapMaxNs = 500000;           // (also the nap while the application serves)
+constexpr long kNapMaxNs = 500000;           // (also the nap while the application serves),
+constexpr long kNapSpareNs = 50000;          // or this where the rank has cores to spare
 constexpr uint64_t kSliceNs = 100000;        // scheduler slice it asks for
 
 // The scheduler slice this thread asks for: 0 the default, else a short one
@@ -107,8 +108,14 @@ inline uint64_t head_typed(Seg s, AtomicType t, AtomicOp op) {
 }  // namespace
 
 AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks,
-                     AppWaiting& waiting)
-    : comm_(comm), spin_(spin), self_(self), near_(near), near_ranks_(near_ranks), waiting_(waiting) {
+                     AppWaiting& waiting, bool spare_core)
+    : comm_(comm),
+      spin_(spin),
+      self_(self),
+      near_(near),
+      near_ranks_(near_ranks),
+      waiting_(waiting),
+      nap_max_ns_(spare_core ? kNapSpareNs : kNapMaxNs) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &nranks_);
   batch_.assign(nranks_, Batch{});
@@ -190,6 +197,17 @@ AsyncPath::~AsyncPath() {
 // message while it computes, so the poller took compute from its rank
 // (the "spare" cores are probably hyperthreads of the ranks' cores, or
 // share their caches): the naps stayed.
+// Where the rank has a core to spare (cores.hpp: two physical cores under
+// its affinity for each rank of the job that may run on them), the naps
+// stop at 50 us instead.  A page read is an MPI_Get that the home's MPI
+// progresses inside any MPI call, so while the home computes it waits for
+// this thread's next wake, and the thread cannot tell that it progressed
+// one (its naps do not restart after it).  16 cores, 2 hosts x 1 rank
+// pinned to 8 each (docs/results/issue10/device16_nap/): a fetch from a
+// computing home 220 -> 47-61 us (490 -> 31-43 us when it comes 30 us
+// after the last), a fetch from a home in a barrier unchanged (21 us); CG
+// 0.85x, Linpack 0.83x, EP 1.09x (ranges overlap); naps of 20 us: 39-43 us.
+// On shared cores (the 2-core machine's emulated hosts) nothing changes.
 void AsyncPath::serve() {
   pthread_setname_np(pthread_self(), "loom-async");
   thread_mark_internal();
@@ -238,7 +256,7 @@ void AsyncPath::serve() {
         if (!short_slice) short_slice = set_slice(kSliceNs);
         timespec ts{0, nap};
         nanosleep(&ts, nullptr);
-        nap = std::min(2 * nap, kNapMaxNs);
+        nap = std::min(2 * nap, nap_max_ns_);
       }
     }
   }

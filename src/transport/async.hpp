@@ -40,13 +40,16 @@ class AsyncPath final : public Path {
   // segments, which the thread serves.  `near` reaches the ranks with
   // near_ranks[r] set (this rank and its mapped peers): load_many reads
   // their words through it instead of asking their threads.
+  // `spare_core`: this rank has a CPU to spare for the thread (cores.hpp),
+  // which then naps at most kNapSpareNs when idle instead of kNapMaxNs.
   AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks,
-            AppWaiting& waiting);
+            AppWaiting& waiting, bool spare_core);
   // Collective: flushes, then stops the protocol thread once no request is
   // in flight.
   ~AsyncPath() override;
 
   bool thread_running() const { return thread_.joinable(); }
+  long nap_max_us() const { return nap_max_ns_ / 1000; }
   // Serve one request other ranks sent this rank, if one is waiting and the
   // protocol thread is not serving one right now (the application thread,
   // from its wait loops).
@@ -116,6 +119,7 @@ class AsyncPath final : public Path {
   std::mutex serve_mu_;                    // one request served at a time, by either thread
   std::atomic<bool> stop_{false};          // the stop request was received
   AppWaiting& waiting_;                    // the application thread waits (and serves meanwhile)
+  long nap_max_ns_;                        // the idle thread's longest nap (serve())
   MPI_Request req_ = MPI_REQUEST_NULL;     // the posted receive for requests (under serve_mu_)
   std::vector<uint64_t> req_buf_;          // its buffer
   std::vector<uint64_t> app_out_;          // the application thread's serving scratch

@@ -15,6 +15,7 @@
 
 #include "diff.hpp"
 #include "transport/common.hpp"
+#include "transport/cores.hpp"
 
 namespace loom {
 namespace {
@@ -30,6 +31,7 @@ struct Exposed {
   uint64_t dev[2];   // their identity (fstat)
   uint64_t ino[2];
   char host[kMaxHost];
+  CpuShare cpus;     // its kernel and affinity (cores.hpp)
 };
 
 // Map a same-host peer's memfd through /proc, after checking that the file
@@ -93,8 +95,12 @@ bool DirectPath::map_peers(MPI_Comm comm, int data_fd, int meta_fd, bool local_m
     }
   }
   gethostname(me.host, kMaxHost - 1);
+  me.cpus = cpu_share_self(me.host);
   std::vector<Exposed> all(nranks);
   check(MPI_Allgather(&me, sizeof me, MPI_BYTE, all.data(), sizeof me, MPI_BYTE, comm), "MPI_Allgather");
+  std::vector<CpuShare> cpus(nranks);
+  for (int r = 0; r < nranks; r++) cpus[r] = all[r].cpus;
+  spare_core_ = cpu_spare(me.cpus, cpus.data(), nranks);
   MPI_Comm node;
   check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   MPI_Group wg, ng;

@@ -33,6 +33,9 @@ class DirectPath final : public Path {
   uint8_t* meta_of(int r) const { return maps_[r].seg[(int)Seg::Meta]; }
   // Whether rank r runs on this host (known after map_peers).
   bool same_host(int r) const { return r < (int)same_host_.size() && same_host_[r]; }
+  // Whether this rank's affinity holds two CPUs for each rank of the job
+  // that may run on them (cores.hpp; known after map_peers).
+  bool spare_core() const { return spare_core_; }
 
   const char* name() const override { return "direct"; }
   // flush and sync_local do nothing: plain memory, complete on return
@@ -61,6 +64,7 @@ class DirectPath final : public Path {
   uint64_t size_[2];
   std::vector<Map> maps_;  // per rank
   std::vector<uint8_t> same_host_;  // per rank
+  bool spare_core_ = false;
 };
 
 }  // namespace loom

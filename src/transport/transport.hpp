@@ -191,6 +191,10 @@ class Transport {
   // A thread serves other ranks' requests (rma: the progress thread; async
   // and auto: the protocol thread, on whenever some peer is not mapped).
   bool progress_running() const { return progress_on_; }
+  // The async protocol thread's longest nap when idle, in microseconds: 50
+  // where this rank has a core to spare for it, else 500 (transport/cores.hpp);
+  // 0 without that thread.
+  long protocol_nap_us() const;
 
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) { routes_[r].get[(int)s]->get(r, s, off, dst, len); }
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) {
