@@ -353,8 +353,8 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     config_print(&rt.cfg, buf, sizeof buf);
     char naps[64] = "";
     if (rt.tp.protocol_nap_us())
-      std::snprintf(naps, sizeof naps, " (naps of up to %ld us: %s)", rt.tp.protocol_nap_us(),
-                    rt.tp.protocol_nap_us() < 500 ? "a core to spare" : "cores shared");
+      std::snprintf(naps, sizeof naps, " (naps of up to %ld us%s)", rt.tp.protocol_nap_us(),
+                    rt.tp.protocol_nap_us() < 500 ? " while a core is spare" : ": cores shared");
     std::fprintf(stderr, "loom: %d ranks, %d mapped directly by rank 0, the others through %s, progress thread %s%s%s\n%s",
                  rt.nranks, rt.tp.direct_peers(), rt.tp.kind_name(), rt.tp.progress_running() ? "on" : "off", naps,
                  rt.shared ? ", pages shared from their homes (one host)" : "", buf);

@@ -64,6 +64,15 @@ int main() {
     for (CpuShare& c : smt) c.cores = 8;
     CHECK(spare(smt, 0) == (ranks <= 4));
   }
+  // While the program runs: the rank's threads' CPUs lately.  One rank on 8
+  // cores: spare up to 7.5 CPUs busy (8 threads computing: not); 2 ranks on
+  // 8: up to 3.5 each; one rank on 2 cores computing on one thread with
+  // MPI's and the kernel's work beside it (1.3): spare; no spare core at
+  // init is never spare, however idle.
+  CHECK(loom::cpu_spare_now(8, 1, 1.0) && loom::cpu_spare_now(8, 1, 7.4) && !loom::cpu_spare_now(8, 1, 8.0));
+  CHECK(loom::cpu_spare_now(8, 2, 3.4) && !loom::cpu_spare_now(8, 2, 4.0));
+  CHECK(loom::cpu_spare_now(2, 1, 1.3) && !loom::cpu_spare_now(2, 1, 2.0));
+  CHECK(!loom::cpu_spare_now(2, 2, 0.0) && !loom::cpu_spare_now(16, 9, 0.0) && !loom::cpu_spare_now(8, 0, 0.0));
   // An affinity that could not be read: no core to spare.
   std::vector<CpuShare> unread{CpuShare{}};
   unread[0].kernel = 7;

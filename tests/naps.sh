@@ -4,7 +4,7 @@
 # affinity holds 2 CPUs for each rank of the job that may run on them, else
 # 500 (src/transport/cores.hpp).  The hosts are namespaces of this machine,
 # one kernel: unpinned, its 2 ranks share every CPU, so the answer is the
-# machine's (50 us from 4 CPUs); pinned to one CPU a host
+# machine's (50 us from 4 physical cores); pinned to one CPU a host
 # (LOOM_CLUSTER_CPUS=1), each rank has one CPU, so 500 on any machine.
 # Usage: naps.sh CLUSTER_SH PROGRAM
 cl=$1
@@ -16,10 +16,20 @@ line() {
   [ $rc -ne 0 ] && { echo "$out"; echo "naps.sh: '$*' exited $rc"; exit 1; }
   echo "$out" | grep "progress thread"
 }
-cpus=$(nproc)
-if [ "$cpus" -ge 4 ]; then want="naps of up to 50 us: a core to spare"; else want="naps of up to 500 us: cores shared"; fi
+# Physical cores under this process's affinity (hyperthreads of a core once).
+cores=$(python3 -c '
+import os
+seen = set()
+for c in os.sched_getaffinity(0):
+    try:
+        t = "/sys/devices/system/cpu/cpu%d/topology/" % c
+        seen.add((open(t + "physical_package_id").read().strip(), open(t + "core_id").read().strip()))
+    except OSError:
+        seen.add(("cpu", c))
+print(len(seen))')
+if [ "$cores" -ge 4 ]; then want="naps of up to 50 us while a core is spare"; else want="naps of up to 500 us: cores shared"; fi
 got=$(LOOM_PRINT_CONFIG=1 line "$cl" run 2 1 -- "$prog") || exit $?
-echo "unpinned, $cpus CPUs: $got"
+echo "unpinned, $cores cores: $got"
 echo "$got" | grep -q "$want" || { echo "naps.sh: expected '$want'"; exit 1; }
 got=$(LOOM_PRINT_CONFIG=1 LOOM_CLUSTER_CPUS=1 line "$cl" run 2 1 -- "$prog") || exit $?
 echo "one CPU a host: $got"

@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstring>
 
 namespace loom {
@@ -79,8 +80,9 @@ constexpr long kSlowYieldNs = 500000;        // unless a yield took this long
 constexpr long kBanMinNs = 5000000;          // (then no yields for this long,
 constexpr long kBanMaxNs = 20000000;         //  doubling while it repeats),
 constexpr long kNapMinNs = 10000;            // then naps, each twice the last
-constexpr long kNapMaxNs = 500000;           // (also the nap while the application serves),
-constexpr long kNapSpareNs = 50000;          // or this where the rank has cores to spare
+constexpr long kNapMaxNs = AsyncPath::kNapMaxNs;      // (also the nap while the application serves),
+constexpr long kNapSpareNs = AsyncPath::kNapSpareNs;  // or this while the rank leaves a core to spare
+constexpr long kBusyWindowNs = 20000000;               // (judged on its CPU time over this long)
 constexpr uint64_t kSliceNs = 100000;        // scheduler slice it asks for
 
 // The scheduler slice this thread asks for: 0 the default, else a short one
@@ -108,14 +110,15 @@ inline uint64_t head_typed(Seg s, AtomicType t, AtomicOp op) {
 }  // namespace
 
 AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks,
-                     AppWaiting& waiting, bool spare_core)
+                     AppWaiting& waiting, int cores, int sharers)
     : comm_(comm),
       spin_(spin),
       self_(self),
       near_(near),
       near_ranks_(near_ranks),
       waiting_(waiting),
-      nap_max_ns_(spare_core ? kNapSpareNs : kNapMaxNs) {
+      cores_(cores),
+      sharers_(sharers) {
   MPI_Comm_rank(comm, &rank_);
   MPI_Comm_size(comm, &nranks_);
   batch_.assign(nranks_, Batch{});
@@ -198,8 +201,10 @@ AsyncPath::~AsyncPath() {
 // (the "spare" cores are probably hyperthreads of the ranks' cores, or
 // share their caches): the naps stayed.
 // Where the rank has a core to spare (cores.hpp: two physical cores under
-// its affinity for each rank of the job that may run on them), the naps
-// stop at 50 us instead.  A page read is an MPI_Get that the home's MPI
+// its affinity for each rank of the job that may run on them), and while
+// its threads leave one spare (judge_cores: their CPU time over 20 ms; the
+// hybrid build's 8 threads a rank on 8 cores do not), the naps stop at
+// 50 us instead.  A page read is an MPI_Get that the home's MPI
 // progresses inside any MPI call, so while the home computes it waits for
 // this thread's next wake, and the thread cannot tell that it progressed
 // one (its naps do not restart after it).  16 cores, 2 hosts x 1 rank
@@ -213,7 +218,7 @@ void AsyncPath::serve() {
   thread_mark_internal();
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // naps of microseconds, not +50 us
   std::vector<uint64_t> out;
-  long ban_until = 0, ban_len = kBanMinNs;
+  long ban_until = 0, ban_len = kBanMinNs, next_judge = 0;
   int fast_yields = 0;
   bool short_slice = false;
   while (!stop_.load(std::memory_order_acquire)) {
@@ -256,10 +261,33 @@ void AsyncPath::serve() {
         if (!short_slice) short_slice = set_slice(kSliceNs);
         timespec ts{0, nap};
         nanosleep(&ts, nullptr);
-        nap = std::min(2 * nap, nap_max_ns_);
+        if (t >= next_judge) next_judge = judge_cores(t);
+        nap = std::min(2 * nap, nap_cap_ns_);
       }
     }
   }
+}
+
+// Whether the rank leaves a core to spare (cores.hpp), judged on its
+// threads' CPU time since the last judgement (this thread's left out),
+// which sets the idle thread's longest nap.  Returns when to judge again.
+long AsyncPath::judge_cores(long now) {
+  if (!cpu_spare_now(cores_, sharers_, 1.0)) {
+    nap_cap_ns_ = kNapMaxNs;
+    return LONG_MAX;
+  }
+  timespec p, s;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &p);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &s);
+  const long proc = p.tv_sec * 1000000000L + p.tv_nsec, self = s.tv_sec * 1000000000L + s.tv_nsec;
+  bool spare = true;  // the first judgement: the cores alone, as at init
+  if (judged_at_ && now > judged_at_)
+    spare = cpu_spare_now(cores_, sharers_, double((proc - judged_proc_) - (self - judged_self_)) / double(now - judged_at_));
+  nap_cap_ns_ = spare ? kNapSpareNs : kNapMaxNs;
+  judged_at_ = now;
+  judged_proc_ = proc;
+  judged_self_ = self;
+  return now + kBusyWindowNs;
 }
 
 // One request, if one has come: the receive for requests is posted ahead

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "transport/common.hpp"
+#include "transport/cores.hpp"
 #include "transport/transport.hpp"
 
 namespace loom {
@@ -40,16 +41,22 @@ class AsyncPath final : public Path {
   // segments, which the thread serves.  `near` reaches the ranks with
   // near_ranks[r] set (this rank and its mapped peers): load_many reads
   // their words through it instead of asking their threads.
-  // `spare_core`: this rank has a CPU to spare for the thread (cores.hpp),
-  // which then naps at most kNapSpareNs when idle instead of kNapMaxNs.
+  // `cores`, `sharers`: the physical cores under this rank's affinity and
+  // the ranks that may run on them (cores.hpp).  Where that leaves a core
+  // to spare, and the rank's threads lately left it spare, the idle
+  // thread naps at most kNapSpareNs instead of kNapMaxNs (serve()).
   AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, const std::vector<uint8_t>& near_ranks,
-            AppWaiting& waiting, bool spare_core);
+            AppWaiting& waiting, int cores, int sharers);
   // Collective: flushes, then stops the protocol thread once no request is
   // in flight.
   ~AsyncPath() override;
 
   bool thread_running() const { return thread_.joinable(); }
-  long nap_max_us() const { return nap_max_ns_ / 1000; }
+  // The longest nap where the rank's threads leave a core to spare (else
+  // the one it takes while they do not), in microseconds.
+  long nap_max_us() const { return (cpu_spare_now(cores_, sharers_, 1.0) ? kNapSpareNs : kNapMaxNs) / 1000; }
+  static constexpr long kNapMaxNs = 500000;   // the idle thread's longest nap (also while the application serves)
+  static constexpr long kNapSpareNs = 50000;  // or this while the rank leaves a core to spare
   // Serve one request other ranks sent this rank, if one is waiting and the
   // protocol thread is not serving one right now (the application thread,
   // from its wait loops).
@@ -119,7 +126,10 @@ class AsyncPath final : public Path {
   std::mutex serve_mu_;                    // one request served at a time, by either thread
   std::atomic<bool> stop_{false};          // the stop request was received
   AppWaiting& waiting_;                    // the application thread waits (and serves meanwhile)
-  long nap_max_ns_;                        // the idle thread's longest nap (serve())
+  int cores_, sharers_;                    // cores.hpp's figures for this rank
+  long nap_cap_ns_ = kNapMaxNs;            // the idle thread's longest nap now (serve(), judge_cores)
+  long judged_at_ = 0, judged_proc_ = 0, judged_self_ = 0;  // the last judgement: when, process and thread CPU ns
+  long judge_cores(long now);
   MPI_Request req_ = MPI_REQUEST_NULL;     // the posted receive for requests (under serve_mu_)
   std::vector<uint64_t> req_buf_;          // its buffer
   std::vector<uint64_t> app_out_;          // the application thread's serving scratch

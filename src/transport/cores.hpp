@@ -96,14 +96,23 @@ inline int cpu_sharers(const CpuShare& me, const CpuShare* all, int n) {
   return k;
 }
 
-// Two cores of mine for each rank that may run on them: one to compute on,
-// one for its protocol thread.  Cores, not CPUs: a hyperthread of a core
-// that computes is not a core to spare (a thread that kept polling there
-// slowed EP 1.22x and Linpack 1.51x, ARCHITECTURE.md "Polling instead of
-// napping").
+// Two cores of mine for each rank that may run on them (one to compute
+// on, one for its protocol thread), and the rank's threads lately left one
+// of its share spare: `busy` is the CPUs they used (its protocol thread
+// left out), and each rank that shares the cores counts as using as many.
+// So a rank computing on 8 threads over 8 cores has none to spare (the
+// hybrid build); half a CPU of slack for MPI's and the kernel's work on the
+// rank's behalf.  Cores, not CPUs: a hyperthread of a core that computes
+// is not a core to spare (a thread that kept polling there slowed EP 1.22x
+// and Linpack 1.51x: ARCHITECTURE.md, "Tried and not kept: polling where
+// the rank has cores to spare").
+inline bool cpu_spare_now(int cores, int sharers, double busy) {
+  return sharers > 0 && cores >= 2 * sharers && busy + 1.0 <= (double)cores / sharers + 0.5;
+}
+
+// The same at init, one thread computing a rank.
 inline bool cpu_spare(const CpuShare& me, const CpuShare* all, int n) {
-  const int sharers = cpu_sharers(me, all, n);
-  return sharers > 0 && me.cores >= 2 * sharers;
+  return cpu_spare_now(me.cores, cpu_sharers(me, all, n), 1.0);
 }
 
 }  // namespace loom

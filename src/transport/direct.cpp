@@ -100,7 +100,8 @@ bool DirectPath::map_peers(MPI_Comm comm, int data_fd, int meta_fd, bool local_m
   check(MPI_Allgather(&me, sizeof me, MPI_BYTE, all.data(), sizeof me, MPI_BYTE, comm), "MPI_Allgather");
   std::vector<CpuShare> cpus(nranks);
   for (int r = 0; r < nranks; r++) cpus[r] = all[r].cpus;
-  spare_core_ = cpu_spare(me.cpus, cpus.data(), nranks);
+  cores_ = me.cpus.cores;
+  core_sharers_ = cpu_sharers(me.cpus, cpus.data(), nranks);
   MPI_Comm node;
   check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   MPI_Group wg, ng;

@@ -33,9 +33,11 @@ class DirectPath final : public Path {
   uint8_t* meta_of(int r) const { return maps_[r].seg[(int)Seg::Meta]; }
   // Whether rank r runs on this host (known after map_peers).
   bool same_host(int r) const { return r < (int)same_host_.size() && same_host_[r]; }
-  // Whether this rank's affinity holds two CPUs for each rank of the job
-  // that may run on them (cores.hpp; known after map_peers).
-  bool spare_core() const { return spare_core_; }
+  // The physical cores under this rank's affinity, and the ranks of the
+  // job that may run on them, this one included (cores.hpp; known after
+  // map_peers).
+  int cores() const { return cores_; }
+  int core_sharers() const { return core_sharers_; }
 
   const char* name() const override { return "direct"; }
   // flush and sync_local do nothing: plain memory, complete on return
@@ -64,7 +66,7 @@ class DirectPath final : public Path {
   uint64_t size_[2];
   std::vector<Map> maps_;  // per rank
   std::vector<uint8_t> same_host_;  // per rank
-  bool spare_core_ = false;
+  int cores_ = 0, core_sharers_ = 0;
 };
 
 }  // namespace loom

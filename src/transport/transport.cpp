@@ -89,7 +89,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     std::vector<uint8_t> near(nranks_);
     for (int r = 0; r < nranks_; r++) near[r] = direct_->maps_data(r);
     async_ = new AsyncPath(comm_, opt_.spin, Segments{{self_data_, meta_map_}, {opt.data_size, opt.meta_size}},
-                           direct_, near, *waiting_, direct_->spare_core());
+                           direct_, near, *waiting_, direct_->cores(), direct_->core_sharers());
     progress_on_ = async_->thread_running();
     // auto: page reads by MPI_Get from a Data window over the memfd (MPICH
     // over TCP: a 4 KiB get 17.7 us, a request and its reply 26.4 us; a

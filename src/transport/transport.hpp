@@ -192,8 +192,8 @@ class Transport {
   // and auto: the protocol thread, on whenever some peer is not mapped).
   bool progress_running() const { return progress_on_; }
   // The async protocol thread's longest nap when idle, in microseconds: 50
-  // where this rank has a core to spare for it, else 500 (transport/cores.hpp);
-  // 0 without that thread.
+  // where this rank has a core to spare for it (while its threads leave
+  // one spare), else 500 (transport/cores.hpp); 0 without that thread.
   long protocol_nap_us() const;
 
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) { routes_[r].get[(int)s]->get(r, s, off, dst, len); }
