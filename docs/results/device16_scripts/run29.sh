@@ -2,8 +2,9 @@
 # One device call (16 cores), issue #10: the protocol thread's naps capped at 50 us where a rank has a core to
 # spare (src/transport/cores.hpp; run28.sh measured the cap as an experiment).  This build against ebe73df's
 # libloom (.devold/, the same programs, through LD_LIBRARY_PATH), alternated, on emulated hosts with cores of
-# their own: 2 hosts x 1 and 2 x 2 pinned to 8 cores a host, 4 hosts x 1 pinned to 4.  Then the suite's CG and MG,
-# 2 hosts against one host (the <= 1.3 target).
+# their own: 2 hosts x 1 and 2 x 2 pinned to 8 cores a host, 4 hosts x 1 pinned to 4; the hybrid build at 2 hosts x 1
+# rank x 8 threads (its threads leave no core spare: 500-us naps, as before).  Then the suite's CG and MG, 2 hosts
+# against one host (the <= 1.3 target).  Written after run28.sh and not yet run (no second machine was lent).
 set +e
 T0=$SECONDS; R=$PWD; OUTD=${OUT:-/tmp/out}; O=/tmp/w29; mkdir -p "$O" "$OUTD"
 DEADLINE=${DEADLINE:-330}
@@ -32,6 +33,9 @@ done; done; stamp "micro rep $rep"; done
 stamp "ab 2 hosts x 1: ebe73df (A) against this build (B)"
 L=$(($(left) - 120)); [ $L -gt 40 ] && timeout $L python3 apps/ab_builds.py --a build --b build --env-a "$OLD" \
   --apps is,barnes,cg,mg,ep,linpack,sor,lu --reps 4 --launch "$C run 2 1 --" --json "$O/ab_h2r1.json" 2>&1 | tail -10
+stamp "ab 2 hosts x 1 x 8 threads"
+L=$(($(left) - 100)); [ $L -gt 30 ] && timeout $L python3 apps/ab_builds.py --a build --b build --env-a "$OLD" \
+  --apps cg,mg --reps 3 --threads 8 --launch "$C run 2 1 --" --json "$O/ab_h2r1t8.json" 2>&1 | tail -4
 stamp "ab 4 hosts x 1"
 L=$(($(left) - 75)); [ $L -gt 30 ] && LOOM_CLUSTER_CPUS=4 timeout $L python3 apps/ab_builds.py --a build --b build --env-a "$OLD" \
   --apps cg,mg,is,ep --reps 3 --launch "$C run 4 1 --" --json "$O/ab_h4r1.json" 2>&1 | tail -6
