@@ -10,6 +10,8 @@
                           (Loom's fault and barrier time, measured and predicted)
   bench/model_validate.py --noise A.json B.json
                           (the measurements' own spread: within each run, and B's medians against A's)
+  bench/model_validate.py --compute OUT.json
+                          (each error split: the computation's, and Loom's operations')
 
 For every program: one traced run on one host with 2 ranks (LOOM_TRACE,
 kept in --traces and reused by later configurations), R untraced runs of
@@ -171,7 +173,36 @@ def parts(path, other=None):
             print(line)
 
 
+def compute_split(path):
+    """Each residual split in two, as Markdown: the slowest rank's
+    computation (its wall time less Loom's operations), measured in the run
+    nearest the median and predicted, and Loom's operations (fault,
+    barrier, lock, unlock), each as seconds and its share of the measured
+    total; the two shares add up to the row's error where the prediction's
+    slowest rank is the one that sets its time."""
+    with open(path) as f:
+        d = json.load(f)
+    ops = ("fault", "barrier", "lock", "unlock", "atomic")
+    print("| config | program | measured s | computation, measured / predicted s | its part of the error "
+          "| Loom's operations, measured / predicted s | their part | error |")
+    print("|---" * 8 + "|")
+    for c, cfg in d["configs"].items():
+        for r in cfg["rows"]:
+            m = r.get("measured_breakdown_s")
+            if not m or "error" not in r:
+                continue
+            p = r.get("breakdown_slowest_s") or r["breakdown_s"]
+            total = r["measured_s"]
+            mc, pc = m.get("compute", 0.0), p.get("compute", 0.0)
+            mo, po = sum(m.get(k, 0.0) for k in ops), sum(p.get(k, 0.0) for k in ops)
+            print(f"| {c} | {r['app']} | {total:.3f} | {mc:.3f} / {pc:.3f} | {100 * (pc - mc) / total:+.1f}% "
+                  f"| {mo:.3f} / {po:.3f} | {100 * (po - mo) / total:+.1f}% | {100 * r['error']:+.1f}% |")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--compute":
+        compute_split(sys.argv[2])
+        return 0
     if len(sys.argv) == 3 and sys.argv[1] == "--table":
         table(sys.argv[2])
         return 0

@@ -412,6 +412,19 @@ check(p.returncode == 2 and "fewer than the 4 hosts" in p.stderr, "a torus too s
 p = sh([sys.executable, TOOL, "predict", work, "--platform", plat])
 check(p.returncode == 2 and "no rank<R>.lt files" in p.stderr, "a directory without a trace is refused")
 
+# 6. The validation's report of each error split into the computation's
+# part and Loom's operations' (bench/model_validate.py --compute): a row
+# measured 1.0 s (0.7 computing, 0.3 in Loom) predicted 0.9 s (0.75, 0.1).
+val = os.path.join(work, "validation.json")
+json.dump({"configs": {"h2r1_x": {"rows": [
+    {"app": "lu", "measured_s": 1.0, "predicted_s": 0.9, "error": -0.1,
+     "measured_breakdown_s": {"compute": 0.7, "fault": 0.2, "barrier": 0.1, "lock": 0.0, "unlock": 0.0},
+     "breakdown_slowest_s": {"compute": 0.75, "fault": 0.05, "barrier": 0.04, "lock": 0.01, "unlock": 0.0,
+                             "atomic": 0.0}}]}}}, open(val, "w"))
+p = sh([sys.executable, os.path.join(ROOT, "bench", "model_validate.py"), "--compute", val])
+check(p.returncode == 0 and "| h2r1_x | lu | 1.000 | 0.700 / 0.750 | +5.0% | 0.300 / 0.100 | -20.0% | -10.0% |"
+      in p.stdout, "the error split: computation +5%, Loom's operations -20%, in all -10%")
+
 if failures:
     print(f"model_test: {len(failures)} failed")
     sys.exit(1)
