@@ -144,7 +144,8 @@ def noise(a_path, b_path):
 def parts(path, other=None):
     """Loom's own time, apart from the computation: the measured run's
     fault and barrier seconds (the run nearest the median, slowest rank)
-    beside the prediction's (its slowest rank), and beside a second file's prediction of the
+    beside the prediction's (its slowest rank; over the timed region where
+    the row has it), and beside a second file's prediction of the
     same runs (e.g. --repredict --prefetch off), as Markdown."""
     with open(path) as f:
         d = json.load(f)
@@ -163,12 +164,13 @@ def parts(path, other=None):
             if not m:
                 continue
             mf, mb = m.get("fault", 0.0), m.get("barrier", 0.0)
-            p = r.get("breakdown_slowest_s", r["breakdown_s"])
+            p = r.get("breakdown_slowest_region_s") or r.get("breakdown_slowest_s") or r["breakdown_s"]
             err = lambda q: f"{100 * ((q['fault'] + q['barrier']) / (mf + mb) - 1):+.0f}%" if mf + mb > 0 else "-"
             line = f"| {c} | {r['app']} | {mf:.3f} / {mb:.3f} | {p['fault']:.3f} / {p['barrier']:.3f} | {err(p)} |"
             if o:
                 q = next((x for x in o["configs"].get(c, {}).get("rows", []) if x["app"] == r["app"]), None)
-                qb = None if q is None else q.get("breakdown_slowest_s", q["breakdown_s"])
+                qb = None if q is None else (q.get("breakdown_slowest_region_s") or q.get("breakdown_slowest_s")
+                                             or q["breakdown_s"])
                 line += " - | - |" if qb is None else f" {qb['fault']:.3f} / {qb['barrier']:.3f} | {err(qb)} |"
             print(line)
 
@@ -178,8 +180,8 @@ def compute_split(path):
     computation (its wall time less Loom's operations), measured in the run
     nearest the median and predicted, and Loom's operations (fault,
     barrier, lock, unlock), each as seconds and its share of the measured
-    total; the two shares add up to the row's error where the prediction's
-    slowest rank is the one that sets its time."""
+    total, over the timed region where the prediction has it (rows
+    predicted before it had, over the whole job: marked "job")."""
     with open(path) as f:
         d = json.load(f)
     ops = ("fault", "barrier", "lock", "unlock", "atomic")
@@ -191,12 +193,13 @@ def compute_split(path):
             m = r.get("measured_breakdown_s")
             if not m or "error" not in r:
                 continue
-            p = r.get("breakdown_slowest_s") or r["breakdown_s"]
+            p = r.get("breakdown_slowest_region_s") or r.get("breakdown_slowest_s") or r["breakdown_s"]
+            whole = "" if "breakdown_slowest_region_s" in r else " (job)"
             total = r["measured_s"]
             mc, pc = m.get("compute", 0.0), p.get("compute", 0.0)
             mo, po = sum(m.get(k, 0.0) for k in ops), sum(p.get(k, 0.0) for k in ops)
-            print(f"| {c} | {r['app']} | {total:.3f} | {mc:.3f} / {pc:.3f} | {100 * (pc - mc) / total:+.1f}% "
-                  f"| {mo:.3f} / {po:.3f} | {100 * (po - mo) / total:+.1f}% | {100 * r['error']:+.1f}% |")
+            print(f"| {c} | {r['app']} | {total:.3f} | {mc:.3f} / {pc:.3f}{whole} | {100 * (pc - mc) / total:+.1f}% "
+                  f"| {mo:.3f} / {po:.3f}{whole} | {100 * (po - mo) / total:+.1f}% | {100 * r['error']:+.1f}% |")
 
 
 def main():
@@ -373,6 +376,11 @@ def main():
         # wait for it in barriers.
         slow = max(p["per_rank"], key=lambda r: r["predicted_s"])
         row["breakdown_slowest_s"] = {c: slow[c + "_s"] for c in loom_model.CATEGORIES}
+        if all("region" in r for r in p["per_rank"]):
+            # The same over the timed region alone (what the measured
+            # breakdown covers): the rank slowest there.
+            slow = max(p["per_rank"], key=lambda r: r["region"]["predicted_s"])["region"]
+            row["breakdown_slowest_region_s"] = {c: slow[c + "_s"] for c in loom_model.CATEGORIES}
         row["predicted_locks_kept"] = sum(r.get("locks_kept", 0) for r in p["per_rank"])
         if app in kept_bd:
             row["measured_breakdown_s"] = kept_bd[app]

@@ -298,6 +298,17 @@ if None not in (star, ring, torus):
           and 0 < star.get("traced_region_s", 0) < star["traced_s"],
           f"the measured region from loom_stats_reset: after barrier {star.get('region_after_barrier')}, "
           f"{star.get('predicted_region_s', 0):.4f} of {star['predicted_s']:.4f} s predicted")
+    # Each rank's breakdown of the region alone: its parts add up to its
+    # region time, each no more than the job's, the slowest rank's time is
+    # the region's, and the setup's barrier is left out.
+    reg = [r.get("region") for r in star["per_rank"]]
+    cats = ("compute_s", "fault_s", "barrier_s", "lock_s", "unlock_s", "atomic_s")
+    check(None not in reg
+          and all(abs(sum(g[c] for c in cats) - g["predicted_s"]) <= 1e-6 + 1e-6 * g["predicted_s"] for g in reg)
+          and all(g[c] <= r[c] + 1e-12 for g, r in zip(reg, star["per_rank"]) for c in cats)
+          and abs(max(g["predicted_s"] for g in reg) - star.get("predicted_region_s", -1)) < 1e-9
+          and sum(g["barrier_s"] for g in reg) < sum(r["barrier_s"] for r in star["per_rank"]),
+          "each rank's breakdown of the region: its parts add up to its region time, within the job's")
     check(ring["predicted_s"] > star["predicted_s"],
           f"a ring's two-hop routes cost more than a switch's ({ring['predicted_s']:.4f} > {star['predicted_s']:.4f} s)")
 # Kept locks: across hosts a lock homed on another host stays with the rank
@@ -414,16 +425,23 @@ check(p.returncode == 2 and "no rank<R>.lt files" in p.stderr, "a directory with
 
 # 6. The validation's report of each error split into the computation's
 # part and Loom's operations' (bench/model_validate.py --compute): a row
-# measured 1.0 s (0.7 computing, 0.3 in Loom) predicted 0.9 s (0.75, 0.1).
+# measured 1.0 s (0.7 computing, 0.3 in Loom) predicted 0.9 s over the
+# timed region (0.75, 0.1; the whole job, setup included, is more); a row
+# predicted before the region's breakdown existed says it is the job's.
 val = os.path.join(work, "validation.json")
+job = {"compute": 0.95, "fault": 0.05, "barrier": 0.14, "lock": 0.01, "unlock": 0.0, "atomic": 0.0}
+measured = {"compute": 0.7, "fault": 0.2, "barrier": 0.1, "lock": 0.0, "unlock": 0.0}
 json.dump({"configs": {"h2r1_x": {"rows": [
-    {"app": "lu", "measured_s": 1.0, "predicted_s": 0.9, "error": -0.1,
-     "measured_breakdown_s": {"compute": 0.7, "fault": 0.2, "barrier": 0.1, "lock": 0.0, "unlock": 0.0},
-     "breakdown_slowest_s": {"compute": 0.75, "fault": 0.05, "barrier": 0.04, "lock": 0.01, "unlock": 0.0,
-                             "atomic": 0.0}}]}}}, open(val, "w"))
+    {"app": "lu", "measured_s": 1.0, "predicted_s": 0.9, "error": -0.1, "measured_breakdown_s": measured,
+     "breakdown_slowest_s": job,
+     "breakdown_slowest_region_s": {"compute": 0.75, "fault": 0.05, "barrier": 0.04, "lock": 0.01, "unlock": 0.0,
+                                    "atomic": 0.0}},
+    {"app": "mg", "measured_s": 1.0, "predicted_s": 1.1, "error": 0.1, "measured_breakdown_s": measured,
+     "breakdown_slowest_s": job}]}}}, open(val, "w"))
 p = sh([sys.executable, os.path.join(ROOT, "bench", "model_validate.py"), "--compute", val])
 check(p.returncode == 0 and "| h2r1_x | lu | 1.000 | 0.700 / 0.750 | +5.0% | 0.300 / 0.100 | -20.0% | -10.0% |"
-      in p.stdout, "the error split: computation +5%, Loom's operations -20%, in all -10%")
+      in p.stdout and "| h2r1_x | mg | 1.000 | 0.700 / 0.950 (job) | +25.0% | 0.300 / 0.200 (job) | -10.0% | +10.0% |"
+      in p.stdout, "the error split: computation +5%, Loom's operations -20%, in all -10%; a job's breakdown marked")
 
 if failures:
     print(f"model_test: {len(failures)} failed")

@@ -1222,6 +1222,13 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         out["region_after_barrier"] = region_bar
         out["predicted_region_s"] = max(finish[k] - start(k) for k in ops)
         out["traced_region_s"] = max(t for _, t in region.values())
+        # Each rank's breakdown of the region alone (what LOOM_STATS measures
+        # from the program's loom_stats_reset).
+        for row in out["per_rank"]:
+            k = row["rank"]
+            before = marks[k][region_bar][1] if region_bar else {}
+            row["region"] = {"predicted_s": finish[k] - start(k),
+                             **{c + "_s": acct[k][c] - before.get(c, 0.0) for c in CATEGORIES}}
     if window:
         wa, wb = window
         out["window"] = [wa, wb]
