@@ -5,6 +5,7 @@
 # their own: 2 hosts x 1 and 2 x 2 pinned to 8 cores a host, 4 hosts x 1 pinned to 4; the hybrid build at 2 hosts x 1
 # rank x 8 threads (its threads leave no core spare: 500-us naps, as before).  Then the suite's CG and MG, 2 hosts
 # against one host (the <= 1.3 target).  Written after run28.sh and not yet run (no second machine was lent).
+# Carry: docs/results/device16_scripts/prepare_carry.sh ebe73df makes .devvenv, .devbuild and .devold.
 set +e
 T0=$SECONDS; R=$PWD; OUTD=${OUT:-/tmp/out}; O=/tmp/w29; mkdir -p "$O" "$OUTD"
 DEADLINE=${DEADLINE:-330}
