@@ -21,7 +21,10 @@ CpuShare on(uint64_t kernel, int first, int count) {
   return c;
 }
 
-bool spare(const std::vector<CpuShare>& all, int r) { return loom::cpu_spare(all[r], all.data(), (int)all.size()); }
+// At init: one thread computing a rank.
+bool spare(const std::vector<CpuShare>& all, int r) {
+  return loom::cpu_spare_now(all[r].cores, loom::cpu_sharers(all[r], all.data(), (int)all.size()), 1.0);
+}
 
 }  // namespace
 

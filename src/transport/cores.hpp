@@ -110,9 +110,5 @@ inline bool cpu_spare_now(int cores, int sharers, double busy) {
   return sharers > 0 && cores >= 2 * sharers && busy + 1.0 <= (double)cores / sharers + 0.5;
 }
 
-// The same at init, one thread computing a rank.
-inline bool cpu_spare(const CpuShare& me, const CpuShare* all, int n) {
-  return cpu_spare_now(me.cores, cpu_sharers(me, all, n), 1.0);
-}
 
 }  // namespace loom
