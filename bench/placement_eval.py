@@ -4,8 +4,10 @@
 run it --reps times without and with LOOM_PLACEMENT, alternating, and
 replay the trace on a platform file with and without the placement
 (`loom predict --window 1:-1`: the timed part between the first and last
-barriers).  Prints and writes (--json) the measured medians, the
-predicted times, and their ratios.
+barriers), each interval's computation from a second traced run without
+LOOM_TRACE_HOMES (--compute-of), and from the homes trace's own.  Prints
+and writes (--json) the measured medians, the predicted times, and their
+ratios.
 
   bench/placement_eval.py --app is [--ranks 2] [--reps 5] [--platform P.json ...]
                           [--launch "scripts/cluster.sh run 2 1 --"] [--json F]
@@ -26,12 +28,14 @@ sys.path.insert(0, os.path.join(ROOT, "apps"))
 from run_suite import build_info, machine, run  # noqa: E402
 
 
-def predict(tool, trace, platforms, placement, rph):
+def predict(tool, trace, platforms, placement, rph, compute_of=""):
     cmd = [sys.executable, tool, "predict", trace, "--window", "1:-1", "--json", "--ranks-per-host", str(rph)]
     for x in platforms:
         cmd += ["--platform", x]
     if placement:
         cmd += ["--placement", placement]
+    if compute_of:
+        cmd += ["--compute-of", compute_of]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"loom predict failed: {p.stderr.strip()[-500:]}")
@@ -69,6 +73,17 @@ def main():
     if not res:
         print(f"placement_eval: the traced run failed: {err}", file=sys.stderr)
         return 1
+    # The same command traced without LOOM_TRACE_HOMES: its computation is
+    # the run's (each home fault of the homes trace leaves about 1 us more
+    # in the traced computation than its trap's calibrated price), and the
+    # predictions take it interval by interval (loom predict --compute-of).
+    plain = os.path.join(work, "plain")
+    penv = dict(env, LOOM_TRACE=plain)
+    penv.pop("LOOM_TRACE_HOMES")
+    res, err, _ = run(cmd, a.timeout, penv)
+    if not res:
+        print(f"placement_eval: the plain traced run failed: {err}", file=sys.stderr)
+        return 1
     placement = os.path.join(work, "placement.txt")
     p = subprocess.run([sys.executable, tool, "place", trace, "--out", placement], capture_output=True, text=True)
     print(p.stdout.strip())
@@ -94,19 +109,25 @@ def main():
                 return 1
             times[which].append(res["time"])
             print(f"{which:8} run {rep}: {res['time']:.4f} s", flush=True)
-    pred_default, traced = predict(tool, trace, a.platform, "", rph)
-    pred_placed, _ = predict(tool, trace, a.platform, placement, rph)
+    pred_default, traced = predict(tool, trace, a.platform, "", rph, plain)
+    pred_placed, _ = predict(tool, trace, a.platform, placement, rph, plain)
+    # As before --compute-of: the homes trace's own computation.
+    homes_default, _ = predict(tool, trace, a.platform, "", rph)
+    homes_placed, _ = predict(tool, trace, a.platform, placement, rph)
     md, mp = statistics.median(times["default"]), statistics.median(times["placed"])
     out = {"suite": "placement_eval", "app": a.app, "ranks": a.ranks, "command": cmd, "reps": a.reps,
            "platform": a.platform, "pages_moved": moved, "measured_s": times,
            "median_default_s": md, "median_placed_s": mp, "measured_ratio": mp / md,
            "predicted_default_s": pred_default, "predicted_placed_s": pred_placed,
            "predicted_ratio": pred_placed / pred_default, "traced_window_s": traced,
+           "predicted_default_homes_compute_s": homes_default, "predicted_placed_homes_compute_s": homes_placed,
+           "predicted_ratio_homes_compute": homes_placed / homes_default,
            "placement": open(placement).read(), "loom": build_info(a.build_dir),
            "env": {k: v for k, v in sorted(os.environ.items()) if k.startswith("LOOM_")},
            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine(a.mpiexec)}
     print(f"{a.app}: {moved} pages moved; measured {md:.4f} -> {mp:.4f} s ({mp / md:.3f}); "
-          f"predicted {pred_default:.4f} -> {pred_placed:.4f} s ({pred_placed / pred_default:.3f})")
+          f"predicted {pred_default:.4f} -> {pred_placed:.4f} s ({pred_placed / pred_default:.3f}); "
+          f"with the homes trace's computation {homes_default:.4f} -> {homes_placed:.4f} s ({homes_placed / homes_default:.3f})")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)

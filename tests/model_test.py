@@ -275,6 +275,36 @@ if p.returncode == 0:
         check(want > 0 and 0.5 * want < grew <= 1.02 * want,
               f"releases: {sum(per_bar.values())} runs of dirty pages at the barriers' slowest releasers, "
               f"{grew * 1e3:.1f} ms more at 1 ms each")
+    # --compute-of: the same command traced without LOOM_TRACE_HOMES gives
+    # each interval between full barriers its computation, so the homes
+    # trace replays with the plain one's computation, rank by rank (each
+    # interval scaled to it; their sum is the plain replay's), its faults
+    # and its placement still its own.
+    pt = os.path.join(work, "jacobi_unmapped_plain")
+    p = sh([mpiexec, "-n", "2", sor, "--jacobi", "--root-init", "--n", "256", "--iters", "20"],
+           dict(env, LOOM_TRACE=pt, LOOM_LOCAL_MAP="0", LOOM_MIGRATE="0"))
+    check(p.returncode == 0, "the same Jacobi traced without LOOM_TRACE_HOMES ran")
+    own = predict(pt, "--platform", plat, "--ranks-per-host", "2")
+    homes = predict(xt, "--platform", plat, "--ranks-per-host", "2")
+    took = predict(xt, "--platform", plat, "--ranks-per-host", "2", "--compute-of", pt)
+    tpc = predict(xt, "--platform", plat, "--ranks-per-host", "2", "--placement", placed, "--compute-of", pt) \
+        if pl.returncode == 0 else None
+    check(None not in (own, homes, took, tpc), "loom predict --compute-of replays the homes trace, with and without its placement")
+    if None not in (own, homes, took, tpc):
+        comp = lambda q: [r["compute_s"] for r in q["per_rank"]]
+        check(all(abs(a - b) <= 1e-6 * b for a, b in zip(comp(took), comp(own)))
+              and all(abs(a - b) <= 1e-6 * b for a, b in zip(comp(tpc), comp(own)))
+              and any(abs(a - b) > 1e-3 * b for a, b in zip(comp(homes), comp(own))),
+              f"each rank computes as in the plain trace ({comp(took)} and placed {comp(tpc)} against {comp(own)}; "
+              f"the homes trace's own {comp(homes)})")
+        fa = lambda q: [r["fault_s"] for r in q["per_rank"]]
+        check(fa(took) == fa(homes), "and faults as in the homes trace")
+    other = os.path.join(work, "jacobi_other")
+    p = sh([mpiexec, "-n", "2", sor, "--jacobi", "--root-init", "--n", "256", "--iters", "10"],
+           dict(env, LOOM_TRACE=other, LOOM_LOCAL_MAP="0", LOOM_MIGRATE="0"))
+    q = sh([sys.executable, TOOL, "predict", xt, "--platform", plat, "--compute-of", other])
+    check(p.returncode == 0 and q.returncode == 2 and "--compute-of" in q.stderr and "full barriers" in q.stderr,
+          f"--compute-of a run with other barriers is refused: {q.stderr.strip()[-200:]}")
 
 # 4. Locks and topologies: Barnes-Hut at 4 ranks (locks and barriers).
 bt = os.path.join(work, "barnes")

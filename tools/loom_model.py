@@ -437,8 +437,10 @@ class Prep:
     pushed pages read); a schedule entry is (index in the rank's
     operations, op, computation s, fault work us before it)."""
 
-    def __init__(self, ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit=8, recorded=False):
+    def __init__(self, ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit=8, recorded=False,
+                 compute_of=None):
         self.ranks, self.rph, self.compute_from, self.unit = ranks, rph, compute_from, unit
+        self.compute_of = compute_of  # ranks of a plain trace of the same run whose computation to take (interval_compute)
         self.recorded = recorded
         self.page_home, self.homes_mode = page_home, homes_mode
         self.page_size = ranks[0].page or 4096
@@ -494,11 +496,19 @@ class Prep:
                             got = pushes.setdefault(i, {})
                             h = x[6] >> 48
                             got[h] = got.get(h, 0) + (x[6] & 0xffffffff)
+        for o in ops:
+            if o.kind == FAULT:
+                o.compute = max(0.0, o.compute - self.trap_outside)
+        if self.compute_of is not None:
+            ref, _ = rank_ops(self.compute_of[me], self.compute_from)
+            for o in ref:
+                if o.kind == FAULT:
+                    o.compute = max(0.0, o.compute - self.trap_outside)
+            take_interval_compute(ops, interval_compute(ref), me)
         out = []
         comp = fus = 0.0
         for i, o in enumerate(ops):
             if o.kind == FAULT:
-                o.compute = max(0.0, o.compute - self.trap_outside)
                 w = self.local_fault_us(me, o.rec, i in hits)
                 if w is not None:
                     comp += o.compute
@@ -507,6 +517,53 @@ class Prep:
             out.append((i, o, comp + o.compute, fus))
             comp = fus = 0.0
         return out, traced, pushes, len(hits), used
+
+
+def interval_compute(ops):
+    """A rank's computation (s) in each interval between its full barriers:
+    before the first, between each two, after the last."""
+    got = [0.0]
+    for o in ops:
+        got[-1] += o.compute or 0.0
+        if o.kind == BARRIER and o.rec[3] != 1:
+            got.append(0.0)
+    return got
+
+
+def take_interval_compute(ops, want, rank):
+    """Scale the computation of each interval between full barriers of ops
+    to want's (interval_compute of a plain trace of the same run).  A trace
+    taken with LOOM_TRACE_HOMES, which `loom place` needs, makes every home
+    page fault once an interval; each such trap leaves more in the traced
+    computation than the calibrated trap outside the handler takes out
+    (about 1 us a fault: docs/MODEL.md, "Placement from the reference
+    pattern"), and a replay of the placed run would keep it.  The plain
+    trace has the same barriers and none of those faults: its intervals'
+    computation is the run's, and the homes trace keeps the pattern (which
+    rank touches which page when)."""
+    have = interval_compute(ops)
+    if len(have) != len(want):
+        raise ValueError(f"rank {rank}: the trace of --compute-of has {len(want) - 1} full barriers where the replayed "
+                         f"trace has {len(have) - 1} (another program or input?)")
+    first = last = None
+    bounds = []  # (first op, last op) of each interval
+    for o in ops:
+        if first is None:
+            first = o
+        last = o
+        if o.kind == BARRIER and o.rec[3] != 1:
+            bounds.append((first, last))
+            first = None
+    bounds.append((first, last))
+    j = 0
+    for o in ops:
+        if have[j] > 0:
+            o.compute = (o.compute or 0.0) * want[j] / have[j]
+        if o.kind == BARRIER and o.rec[3] != 1:
+            j += 1
+    for j, (first, last) in enumerate(bounds):
+        if have[j] <= 0 and want[j] > 0 and last is not None:
+            last.compute = want[j]  # none traced here: all of it before the interval's last operation
 
 
 _PREP = None  # the Prep that forked workers run (inherited, not pickled)
@@ -551,7 +608,8 @@ def prepare(prep):
 
 # ---------------------------------------------------------------- the replay
 
-def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetch="auto", reuse=True, keep=True):
+def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetch="auto", reuse=True, keep=True,
+            compute_of=None):
     """The replay.  window=(A, B): also the time from leaving full barrier A
     to leaving full barrier B (1 is the first; B <= 0 counts from the last:
     0 is the last), predicted and traced, with its breakdown: a program's
@@ -567,7 +625,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     reuse: a barrier's push whose pattern (which rank gets how many pages
     from which home) SimGrid has already timed takes the times it took then
     instead of being simulated again (pushes_timed and pushes_reused in the
-    result; False simulates every one)."""
+    result; False simulates every one).
+    compute_of: the ranks of a plain trace of the same run (no
+    LOOM_TRACE_HOMES), whose computation each interval between full
+    barriers takes (take_interval_compute)."""
     sg = import_simgrid()
     n = ranks[0].nranks
     hosts = (n + rph - 1) // rph
@@ -599,8 +660,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # ops[rank]: the schedule (Prep): every operation but the faults that
     # stay inside the host, by its index among the rank's operations.
     ops, traced, pushes, hits, used = {}, {}, {}, {}, {}
+    if compute_of is not None and len(compute_of) != n:
+        raise ValueError(f"the trace of --compute-of has {len(compute_of)} ranks, the replayed trace {n}")
     for r, got in zip(ranks, prepare(Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit,
-                                                     recorded))):
+                                          recorded, compute_of))):
         ops[r.rank], traced[r.rank], pushes[r.rank], hits[r.rank], used[r.rank] = got
     if prefetch != "on" and any(pushes.values()):
         prefetch = "trace"
@@ -1326,8 +1389,14 @@ def main(a):
                       file=sys.stderr)
                 return 2
             window = window[0] if len(window) == 1 else window
+        ref = None
+        if getattr(a, "compute_of", ""):
+            try:
+                ref = sorted(lt.load(a.compute_of), key=lambda r: r.rank)
+            except (OSError, ValueError) as ex:
+                raise ValueError(f"--compute-of {a.compute_of}: {ex}")
         p = predict(ranks, plat, rph, a.topology, a.compute, window, getattr(a, "prefetch", "auto"),
-                    getattr(a, "reuse", "on") != "off", getattr(a, "locks", "keep") == "keep")
+                    getattr(a, "reuse", "on") != "off", getattr(a, "locks", "keep") == "keep", ref)
     except (ValueError, RuntimeError) as ex:
         print(f"loom predict: {ex}", file=sys.stderr)
         return 2
