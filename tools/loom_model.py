@@ -545,25 +545,17 @@ def take_interval_compute(ops, want, rank):
     if len(have) != len(want):
         raise ValueError(f"rank {rank}: the trace of --compute-of has {len(want) - 1} full barriers where the replayed "
                          f"trace has {len(have) - 1} (another program or input?)")
-    first = last = None
-    bounds = []  # (first op, last op) of each interval
-    for o in ops:
-        if first is None:
-            first = o
-        last = o
-        if o.kind == BARRIER and o.rec[3] != 1:
-            bounds.append((first, last))
-            first = None
-    bounds.append((first, last))
-    j = 0
+    j, last = 0, None
     for o in ops:
         if have[j] > 0:
             o.compute = (o.compute or 0.0) * want[j] / have[j]
+        last = o
         if o.kind == BARRIER and o.rec[3] != 1:
+            if have[j] <= 0 < want[j]:
+                o.compute = want[j]  # none traced here: all of it before the interval's barrier
             j += 1
-    for j, (first, last) in enumerate(bounds):
-        if have[j] <= 0 and want[j] > 0 and last is not None:
-            last.compute = want[j]  # none traced here: all of it before the interval's last operation
+    if last is not None and have[j] <= 0 < want[j]:
+        last.compute = want[j]
 
 
 _PREP = None  # the Prep that forked workers run (inherited, not pickled)
@@ -1392,7 +1384,7 @@ def main(a):
         ref = None
         if getattr(a, "compute_of", ""):
             try:
-                ref = sorted(lt.load(a.compute_of), key=lambda r: r.rank)
+                ref = lt.load(a.compute_of)
             except (OSError, ValueError) as ex:
                 raise ValueError(f"--compute-of {a.compute_of}: {ex}")
         p = predict(ranks, plat, rph, a.topology, a.compute, window, getattr(a, "prefetch", "auto"),
