@@ -22,8 +22,9 @@ L="scripts/cluster.sh run 2 1 --"
 trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
 scripts/cluster.sh down >/dev/null 2>&1 || true
 scripts/cluster.sh up 2 >/dev/null
-rm -rf $W && mkdir -p $W
 t() { grep -o '"time": [0-9.]*' | cut -d' ' -f2; }
+if [ "${ANALYZE_ONLY:-0}" != 1 ]; then   # ANALYZE_ONLY=1: the replays and counts of the traces in WORK again
+rm -rf $W && mkdir -p $W
 echo "bad, traced with homes: $(LOOM_HOME=cyclic LOOM_TRACE=$W/homes LOOM_TRACE_HOMES=1 $L $S --iters 200 | t) s"
 echo "bad, traced plainly: $(LOOM_HOME=cyclic LOOM_TRACE=$W/plain $L $S --iters 200 | t) s"
 tools/loom place $W/homes --out $W/placement.txt > /dev/null
@@ -32,6 +33,7 @@ for k in 1 2; do
   echo "placed, untraced: $(LOOM_HOME=cyclic LOOM_PLACEMENT=$W/placement.txt $L $S --iters 200 | t) s"
   echo "bad, untraced: $(LOOM_HOME=cyclic $L $S --iters 200 | t) s; traced: $(rm -rf $W/x; LOOM_HOME=cyclic LOOM_TRACE=$W/x $L $S --iters 200 | t) s"
 done
+fi
 tools/loom predict $W/placed $PL --window 1:-1 --json 2>/dev/null > $W/own.json
 tools/loom predict $W/homes $PL --window 1:-1 --json --placement $W/placement.txt --compute-of $W/plain 2>/dev/null > $W/compute_of.json
 tools/loom predict $W/homes $PL --window 1:-1 --json --placement $W/placement.txt 2>/dev/null > $W/homes.json
@@ -54,6 +56,14 @@ for name in ("plain", "homes", "placed"):
             if x[2] == lm.FAULT and x[4] == 0:
                 c["fetch" if x[6] >> 32 else "home" if (x[6] & 0xffff) == r.rank else "trap"] += 1
         ops, _ = lm.rank_ops(r, "cpu")
-        print(f"trace {name} rank {r.rank}: {c['fetch']} fetches, {c['trap']} traps, {c['home']} home faults; "
+        traps = sorted(x[1] for x in r.recs if x[2] == lm.FAULT and x[4] == 0 and not x[6] >> 32 and (x[6] & 0xffff) != r.rank)
+        print(f"trace {name} rank {r.rank}: {c['fetch']} fetches, {c['trap']} traps (their records: median "
+              f"{traps[len(traps) // 2] * 1e-3 if traps else 0:.2f} us), {c['home']} home faults; "
               f"computation {sum(o.compute or 0 for o in ops):.3f} s (CPU, the whole job)")
+    # The ranks' computation interval by interval (between full barriers):
+    # what one computes more than the other there, the other waits for in
+    # the barrier.
+    iv = [lm.interval_compute(lm.rank_ops(r, "cpu")[0]) for r in lt.load(f"{w}/{name}")]
+    print(f"trace {name}: the ranks' computation differs by {sum(abs(a - b) for a, b in zip(*iv)):.3f} s summed over "
+          f"{len(iv[0])} intervals between barriers")
 PY
