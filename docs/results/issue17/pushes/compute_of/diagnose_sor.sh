@@ -15,7 +15,7 @@ set -e
 cd "$(dirname "$0")/../../../../.."
 export MPIEXEC=$PWD/.venv/bin/mpiexec LOOM_HOST_SHARE=0 LOOM_MIGRATE=0
 P=docs/results/issue17/paired_15f5e22
-PL="--platform $P/platform_one_host.json --platform $P/platform_h2_unlimited.json"
+PL="--platform $P/platform_one_host.json --platform $P/platform_h2_unlimited.json ${EXTRA:-}"  # EXTRA: more platform files, merged last
 W=${WORK:-/tmp/loom-diagnose-sor}
 S=$PWD/build/apps/sor_loom
 L="scripts/cluster.sh run 2 1 --"
