@@ -460,11 +460,12 @@ void run_halo(const Options& o, Report& rep) {
 // traced fault's record does not hold, left in the trace's computation):
 // rank 1 sweeps rank 0's pages, every `stride`-th, reading each in full
 // and writing one word of it, twice an interval between barriers.  The
-// first sweep traps on every page it writes (its copies are read-only
-// after the barrier; the handler makes a twin), the second on none; the
-// difference less the handler's own time (LOOM_STATS t_fault), a fault:
-// the signal's delivery and return and what the trap and its mprotect
-// cost the computation around them.  Stride 2 leaves the protections
+// first sweep faults on every page it writes (the barrier dropped rank
+// 1's copies, whose diffs changed their homes' pages: each fault fetches
+// the page anew, or across hosts opens the copy the barrier pushed, and
+// makes a twin), the second on none; the difference less the handler's
+// own time (LOOM_STATS t_fault), a fault: the signal's delivery and
+// return and what the fault costs the computation around it.  Stride 2 leaves the protections
 // alternating page by page, as a cyclic placement does.  Microseconds a
 // trap, rank 1's rounds after the first.
 Summary trap_in_program(const Options& o, int stride) {
@@ -500,7 +501,7 @@ Summary trap_in_program(const Options& o, int stride) {
       const double faults = (double)(s1.read_faults - s0.read_faults + s1.write_faults - s0.write_faults);
       if (r > 0 && faults > 0) got.push_back(((t1 - t0) - (t2 - t1) - (s1.t_fault - s0.t_fault)) / faults * 1e6);
     }
-    OK(loom_barrier());  // rank 1's diffs home; its copies read-only again
+    OK(loom_barrier());  // rank 1's diffs home; its copies dropped
   }
   OK(loom_free_collective(a));
   loom_stop(nullptr);
