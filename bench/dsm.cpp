@@ -467,7 +467,7 @@ void run_halo(const Options& o, Report& rep) {
 // own time (LOOM_STATS t_fault), a fault: the signal's delivery and
 // return and what the fault costs the computation around it.  Stride 2 leaves the protections
 // alternating page by page, as a cyclic placement does.  Microseconds a
-// trap, rank 1's rounds after the first.
+// fault, rank 1's rounds after the first.
 Summary trap_in_program(const Options& o, int stride) {
   const int P = o.tiny ? 64 : 1024, rounds = o.tiny ? 2 : 8;
   loom_start_with([](loom_config_t& k) { k.migrate = 0; });  // (rank 1 writing them would take the pages' homes)

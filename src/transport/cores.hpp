@@ -110,5 +110,4 @@ inline bool cpu_spare_now(int cores, int sharers, double busy) {
   return sharers > 0 && cores >= 2 * sharers && busy + 1.0 <= (double)cores / sharers + 0.5;
 }
 
-
 }  // namespace loom
