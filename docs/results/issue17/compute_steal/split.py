@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Each rank's computation in the timed region of a trace (from its last
 loom_stats_reset to the end, less the last interval: the closing clock
-check of a traced run, 2 ms across the emulated hosts), from the thread's
+check of a traced run, whose round trips cost far more across hosts), from the thread's
 CPU time and from wall time (the replay's --compute cpu and wall), and
 their ratio: how much of the computation's wall time the rank's thread
 did not run.
