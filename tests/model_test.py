@@ -185,6 +185,21 @@ if fe and fo and a:
     check(max(r["barrier_s"] for r in fe["per_rank"]) > max(r["barrier_s"] for r in fo["per_rank"]),
           "and the barriers more (the pages travel in them)")
     check(a["prefetched_pages"] == 0, "on one host nothing is pushed")
+# The planned push of a page comes from the home of the fetch that brought
+# it: a fault's window is one home's pages, and the trace names the home of
+# the faulting page only.  Rank 0 fetches an 8-page window of rank 1's every
+# other barrier; no record names the other 7 pages' home (home_of says 0,
+# this rank's own), and every pushed page must still come from rank 1 (from
+# rank 0 the pushes were counted as read and priced nowhere: CG and MG at
+# 100 Mbit/s, MODEL.md "The planned push's homes").
+win = []
+for _ in range(6):
+    win += [loom_model.Op(loom_model.FAULT, (0, 0, loom_model.FAULT, 0, 0, 10, 1 | 8 << 32), 0, 0),
+            loom_model.Op(loom_model.BARRIER, (0, 0, loom_model.BARRIER, 0, 0, 0, 0), 0, 0),
+            loom_model.Op(loom_model.BARRIER, (0, 0, loom_model.BARRIER, 0, 0, 0, 0), 0, 0)]
+planned, _, read = loom_model.plan_prefetch(win, {0: False, 1: True}.get, 8, lambda q: 0)
+check(planned and all(g == {1: 8} for g in planned.values()) and read > 0,
+      f"a planned push comes from the home of the fetch that brought its pages: {planned}")
 # A push that repeats one SimGrid has timed (Jacobi's halo: the same pages
 # every barrier) takes the times it took; simulating every one gives the
 # same prediction.

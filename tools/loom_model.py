@@ -325,13 +325,17 @@ def plan_prefetch(ops, remote, unit, home_of):
     it was dropped is a fetch in it.  Returns ({index of a barrier op: {home:
     pages pushed to this rank in it}}, {index of a fault op whose pages came
     with the barrier before it}, how many pushed pages were read).  remote(home) says whether a home is on
-    another host in the prediction, home_of(page) its home; unit is
+    another host in the prediction, home_of(page) its home where this
+    rank's faults never fetched it (a fetch's window is one home's pages,
+    as the runtime's fetchable() requires, so a page's push comes from
+    the home of the fault that last fetched it); unit is
     LOOM_UNIT_PAGES (a fault's window: the trace gives the faulting page
     and how many were fetched, and the window is taken as the aligned one
     that holds it).  Acquires are counted at barriers and locks, as the
     runtime counts them; pages are assumed to have no valid copy when due
     (a hot page is one read again after it was dropped)."""
     fetched_at, gap1, gap2 = {}, {}, {}
+    fetched_from = {}  # page -> the home of the fault that last fetched it
     hot, late, pref = set(), set(), set()
     acquires = 0
     pushes, hits = {}, set()
@@ -384,6 +388,7 @@ def plan_prefetch(ops, remote, unit, home_of):
                     else:
                         hot.discard(q)
                 fetched_at[q] = now
+                fetched_from[q] = home
                 late.discard(q)
         elif (o.kind == BARRIER and x[3] != 1) or (o.kind == LOCK and not x[3] & 1):
             acquires += 1
@@ -416,8 +421,8 @@ def plan_prefetch(ops, remote, unit, home_of):
             if want:
                 got = defaultdict(int)
                 pref.update(want)
-                for h in map(home_of, want):
-                    got[h] += 1
+                for q in want:
+                    got[fetched_from.get(q, home_of(q))] += 1
                 pushes[i] = dict(got)
     return pushes, hits, used
 
