@@ -203,10 +203,21 @@ def message_curve(net):
     """One-way seconds of a message of S bytes between hosts, outside the
     links' share (hop latency, bytes at the link bandwidth), which SimGrid
     adds with contention: from the measured ping-pong curve where the
-    platform has one (interpolated in log size), else the latency."""
+    platform has one (interpolated in log size), else the latency.  Where
+    the links have a token bucket (burst_bytes), a message larger than it
+    waits for tokens in the replay (throttle) as it did in the ping-pong:
+    that wait, the bytes beyond the bucket at the streaming bandwidth, is
+    the bucket's, not the message's own, and is not counted twice."""
     hop = float(net.get("hop_latency_us", 0))
     bw = link_bandwidth(net)
     lat = float(net["latency_us"])
+    burst = float(net.get("burst_bytes", 0) or 0)
+    rate = float(net["bandwidth_MBps"])
+
+    def links(size):
+        """Microseconds the model's links take for size bytes on an idle
+        link with a full bucket: SimGrid's, or the bucket's if longer."""
+        return max(size / bw, (size - burst) / rate if burst > 0 else 0.0)
     pts = curve_points(net)
     if not pts:
         return lambda size: max(0.0, lat - hop) * 1e-6
@@ -222,7 +233,7 @@ def message_curve(net):
             i = bisect.bisect_right(xs, x)
             w = (x - xs[i - 1]) / (xs[i] - xs[i - 1])
             t = pts[i - 1][1] + w * (pts[i][1] - pts[i - 1][1])
-        return max(0.0, t - hop - size / bw) * 1e-6
+        return max(0.0, t - hop - links(size)) * 1e-6
     return f
 
 
