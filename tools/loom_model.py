@@ -176,6 +176,32 @@ def platform_xml(plat, hosts, rph, topology):
             f' loopback_bw="{loop_bw}MBps" loopback_lat="{loop_lat}us"/>\n</platform>\n')
 
 
+def fetch_without_bucket(net, fetch, sw):
+    """The calibrated fetch's (overhead, extra page) us, less what its
+    replies waited for tokens.  The calibration fetches 1,024 pages back to
+    back (pagefetch), so behind a token bucket (burst_bytes) its link
+    streamed, and each reply of S bytes took S at the streaming bandwidth
+    where a message of its size costs what the ping-pong measured: the
+    overhead (one page) and the extra page's cost (the rest of the
+    window) were derived against the ping-pong and hold the difference.
+    The replay's buckets (throttle) charge that wait where its links are
+    busy, and an isolated fetch does not wait, so it is taken out here, in
+    the share of the calibration's round of 1,024 pages (4 MiB; run_pagefetch
+    in bench/dsm.cpp) that the bucket could not hold: a bucket that never
+    runs dry made nothing wait."""
+    bw, lat = link_bandwidth(net), float(net["latency_us"])
+    rate = float(net["bandwidth_MBps"])
+    unit = int(net.get("measured", {}).get("unit_pages", 8) or 8)
+    page = 4096.0
+    streamed = max(0.0, 1.0 - float(net.get("burst_bytes", 0) or 0) / (1024 * page))
+
+    def wait(size):
+        return streamed * max(0.0, size / rate - (sw(size) * 1e6 + lat + size / bw))
+    over = max(0.0, fetch[0] - wait(page))
+    extra = max(0.0, fetch[1] - (wait(unit * page) - wait(page)) / max(1, unit - 1)) if unit > 1 else fetch[1]
+    return over, extra
+
+
 def curve_points(net):
     """The measured ping-pong curve (bytes, one-way us) when it belongs to
     the latency given: a network file merged over a calibrated one
@@ -1090,6 +1116,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         loom_until[me] = e.clock + pend[me]
 
     fetch_net = (float(net["fetch_overhead_us"]), float(net.get("fetch_extra_page_us", 0)))
+    if burst > 0:
+        fetch_net = fetch_without_bucket(net, fetch_net, sw)
     cold_net = float(net.get("fetch_cold_page_us") or 0)
     seen_net = defaultdict(set)
     colds = {"fetches": 0}

@@ -6,12 +6,14 @@
 # planned push's homes, and a bucket counted twice"):
 #   NAME=fetch_home  (ecd957e) each planned push from the home of the fetch
 #                    that brought its pages
-#   NAME=bucket      (the next commit) a message larger than the links'
-#                    token bucket no longer pays the bucket's wait twice
+#   NAME=bucket      (b4656af) a message larger than the links' token
+#                    bucket no longer pays the bucket's wait twice
+#   NAME=fetch_bucket (the next commit) nor a fetch, whose calibration
+#                    streamed (its overhead and extra page less that wait)
 set -e
 cd "$(dirname "$0")/../../../.."
 R=docs/results/issue17/paired_815cfc9
-N=${NAME:?NAME=fetch_home or bucket}
+N=${NAME:?NAME=fetch_home, bucket or fetch_bucket}
 T=${TRACES:-/tmp/loom-paired9/traces}
 cp $R/validation.json $R/validation_$N.json
 python3 bench/model_validate.py --config h1r2 --repredict --platform $R/platform_one_host.json --traces "$T" \
