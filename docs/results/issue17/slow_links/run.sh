@@ -8,11 +8,12 @@
 # and that trace replayed on the eighth paired run's calibration: its own
 # pushes and fetches, so what is left is the price.  Then one traced run
 # on one host, replayed for 2 hosts, as the validation does.
-# RATE=1gbit for the other rate-limited links; APPS, REPS; one line a
+# RATE=1gbit or unlimited for the other links; APPS, REPS; one line a
 # program and repetition in replays_RATE.txt (compare.py).  The figures in
 # docs/MODEL.md ("The planned push's homes, and a bucket counted twice"):
 #   sudo docs/results/issue17/slow_links/run.sh
 #   sudo RATE=1gbit APPS="is mg barnes fft3d" docs/results/issue17/slow_links/run.sh
+#   sudo RATE=unlimited APPS="fft lu barnes" docs/results/issue17/slow_links/run.sh
 # Run as root from anywhere; the files land beside this script.
 set -e
 cd "$(dirname "$0")/../../../.."
@@ -26,8 +27,13 @@ export MPIEXEC=$PWD/.venv/bin/mpiexec
 mkdir -p "$R" "$T"
 trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
 scripts/cluster.sh down >/dev/null 2>&1 || true
-scripts/cluster.sh up 2 $RATE
-PLAT="--platform $P/platform_one_host.json --platform $P/platform_h2_$RATE.json --platform $P/links_$RATE.json"
+if [ $RATE = unlimited ]; then
+  scripts/cluster.sh up 2
+  PLAT="--platform $P/platform_one_host.json --platform $P/platform_h2_$RATE.json"
+else
+  scripts/cluster.sh up 2 $RATE
+  PLAT="--platform $P/platform_one_host.json --platform $P/platform_h2_$RATE.json --platform $P/links_$RATE.json"
+fi
 OUT=$R/replays_$RATE.txt
 [ -n "$APPEND" ] || : > $OUT
 for app in $APPS; do
