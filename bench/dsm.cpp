@@ -465,8 +465,9 @@ void run_halo(const Options& o, Report& rep) {
 // the page anew, or across hosts opens the copy the barrier pushed, and
 // makes a twin), the second on none; the difference less the handler's
 // own time (LOOM_STATS t_fault), a fault: the signal's delivery and
-// return and what the fault costs the computation around it.  Stride 2 leaves the protections
-// alternating page by page, as a cyclic placement does.  Microseconds a
+// return and what the fault costs the computation around it.  Stride 2
+// leaves the protections alternating page by page, as a cyclic placement
+// does.  Microseconds a
 // fault, rank 1's rounds after the first.
 Summary trap_in_program(const Options& o, int stride) {
   const int P = o.tiny ? 64 : 1024, rounds = o.tiny ? 2 : 8;

@@ -198,7 +198,7 @@ def fetch_without_bucket(net, fetch, sw):
     def wait(size):
         return streamed * max(0.0, size / rate - (sw(size) * 1e6 + lat + size / bw))
     over = max(0.0, fetch[0] - wait(page))
-    extra = max(0.0, fetch[1] - (wait(unit * page) - wait(page)) / max(1, unit - 1)) if unit > 1 else fetch[1]
+    extra = max(0.0, fetch[1] - (wait(unit * page) - wait(page)) / (unit - 1)) if unit > 1 else fetch[1]
     return over, extra
 
 
