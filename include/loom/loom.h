@@ -464,6 +464,8 @@ typedef struct loom_stats {
                            across hosts) */
   uint64_t pages_mapped; /* pages a fault mapped from their home's memory instead of copying (all ranks on one
                             host, LOOM_HOST_SHARE) */
+  uint64_t home_lookups; /* reads of the home directory to learn pages' homes (a fault's window read as one batch
+                            counts once; the entries of ranks whose memory this rank maps are local loads) */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 /* The calling thread's share of this rank's statistics since the last

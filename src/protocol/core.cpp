@@ -46,11 +46,12 @@ namespace {
 
 // `skip`: hints that keep a page out of the window (a page another thread
 // fetches; for a fetch without the rank lock, a prefetched page too, whose
-// slot a sibling may be reading).
-bool fetchable(uint64_t q, int h, uint8_t mode, uint8_t skip) {
+// slot a sibling may be reading).  Goes by the homes known here (the fault
+// learnt the window's first), unknown ones too with `unknown`.
+bool fetchable(uint64_t q, int h, uint8_t mode, uint8_t skip, bool unknown) {
   const PageTable& pt = rt.pages;
   return (pt.flags[q] & kAlloc) && pt.state[q] == kNone && pt.mode[q] == mode && !(pt.hint[q] & skip) &&
-         proto_home(q, false) == h;
+         (pt.home[q] == h || (unknown && pt.home[q] < 0));
 }
 
 }  // namespace
@@ -498,10 +499,13 @@ bool make_readable(uint64_t p, bool may_unlock) {
     rt.st.s.prefetch_used += end - first;
     return true;
   }
-  if (pt.home[p] < 0) {
-    const uint64_t unit = rt.cfg.unit_pages, lo = p - p % unit;
-    proto_learn_homes(lo, std::min(lo + unit, rt.npages));
-  }
+  // The aligned window of LOOM_UNIT_PAGES around p.  Its homes not known
+  // here are learnt in one batched load (p's alone: proto_home's load),
+  // and unclaimed pages stay unknown, out of the window, with no second
+  // load of their entries.
+  const uint64_t unit = rt.cfg.unit_pages, lo = p - p % unit, hi = std::min(lo + unit, rt.npages);
+  const bool learnt = pt.home[p] < 0;
+  if (learnt) proto_learn_homes(lo, hi, 2);
   int h = proto_home(p, true);
   if (h == rt.rank) {
     vm_protect(p, 1, kRO);
@@ -510,14 +514,19 @@ bool make_readable(uint64_t p, bool may_unlock) {
   }
   const bool unlocked = may_unlock && fetch_may_unlock(h);
   const uint8_t skip = (uint8_t)((fetch_marks_live() ? kFetching : 0) | (unlocked ? kPrefetched : 0));
-  // The aligned window of LOOM_UNIT_PAGES around p, cut to the contiguous
-  // pages that are allocated, not cached, homed at the same rank and served
-  // by the same protocol.
-  uint64_t unit = rt.cfg.unit_pages;
-  uint64_t lo = p - p % unit, hi = std::min(lo + unit, rt.npages);
+  // The window cut to the contiguous pages that are allocated, not cached,
+  // homed at the same rank and served by the same protocol.  Where p's home
+  // was known (the window's were not learnt above), the unknown homes of
+  // the pages the window could take are learnt first, in one load.
   uint64_t first = p, end = p + 1;
-  while (first > lo && fetchable(first - 1, h, pt.mode[p], skip)) first--;
-  while (end < hi && fetchable(end, h, pt.mode[p], skip)) end++;
+  if (!learnt) {
+    while (first > lo && fetchable(first - 1, h, pt.mode[p], skip, true)) first--;
+    while (end < hi && fetchable(end, h, pt.mode[p], skip, true)) end++;
+    proto_learn_homes(first, end, 1);
+    first = p, end = p + 1;
+  }
+  while (first > lo && fetchable(first - 1, h, pt.mode[p], skip, false)) first--;
+  while (end < hi && fetchable(end, h, pt.mode[p], skip, false)) end++;
   uint64_t n = end - first;
   // Before the get: a release that misses this rank in the protocol's
   // bookkeeping then completed its diffs before the get reads them.

@@ -18,13 +18,17 @@ uint64_t dir_entry_bytes() { return 8 * (1 + (uint64_t)rank_planes()); }
 uint64_t dir_off(uint64_t p) { return rt.meta.dir + (p / (uint64_t)rt.nranks) * dir_entry_bytes(); }
 uint64_t dir_writers_off(uint64_t p, int plane) { return dir_off(p) + 8 + 8 * (uint64_t)plane; }
 
-int dir_home(uint64_t p) { return home_in_word(rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p))); }
+int dir_home(uint64_t p) {
+  rt.st.s.home_lookups++;
+  return home_in_word(rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)));
+}
 
 int proto_home(uint64_t p, bool claim) {
   int h = rt.pages.home[p];
   // A known home is current: a page moves only inside a barrier, and every
   // rank hears of it before leaving (migrate.hpp).
   if (h >= 0) return h;
+  rt.st.s.home_lookups++;
   uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)) & ~kHomeMarks;
   if (v == 0 && claim) {
     // The slot holds nothing valid (the page is not cached here), so it can
@@ -41,7 +45,7 @@ int proto_home(uint64_t p, bool claim) {
 // Page by page, a cold window across hosts waited one round trip for every
 // entry another host keeps (4 of a window's 8 at 2 ranks: ~30 us each at
 // unlimited links); batched, the entries of all ranks are asked at once.
-void proto_learn_homes(uint64_t lo, uint64_t hi) {
+void proto_learn_homes(uint64_t lo, uint64_t hi, uint64_t at_least) {
   // Scratch of the fault path (under the rank lock), never destroyed: see
   // runtime.hpp.
   static std::vector<uint64_t>& want = *new std::vector<uint64_t>();
@@ -49,7 +53,8 @@ void proto_learn_homes(uint64_t lo, uint64_t hi) {
   want.clear();
   for (uint64_t q = lo; q < hi; q++)
     if (rt.pages.home[q] < 0 && (rt.pages.flags[q] & kAlloc)) want.push_back(q);
-  if (want.size() < 2) return;  // one entry: proto_home's load is the same
+  if (want.empty() || want.size() < at_least) return;
+  rt.st.s.home_lookups++;
   got.resize(want.size());
   rt.tp.load_many(
       want.size(),

@@ -32,8 +32,9 @@ int proto_home(uint64_t page, bool claim);
 // it first (its home is cached then).
 bool proto_claim_zeroed(uint64_t page);
 // Learns the homes of the allocated pages of [lo, hi) not known here, in
-// one batched load of their directory entries (a fault's window, before it
-// asks proto_home page by page); unclaimed pages stay unknown.
-void proto_learn_homes(uint64_t lo, uint64_t hi);
+// one batched load of their directory entries (a fault's window), if at
+// least at_least of them are unknown (1: any); unclaimed pages stay
+// unknown.  Counted in home_lookups once.
+void proto_learn_homes(uint64_t lo, uint64_t hi, uint64_t at_least);
 
 }  // namespace loom
