@@ -342,6 +342,52 @@ Summary pagefetch_crossed(const Options& o, uint32_t unit) {
   return rank1_summary(got);
 }
 
+// Windows partly unclaimed: rank 0 writes 4 pages of every 5 of a fresh
+// first-touch block (the 5th nobody touches), barrier, rank 1 reads the
+// first of each 4 (every aligned window of the default unit then holds
+// unclaimed pages, wherever the block starts, and their directory entries,
+// page p's on rank p mod N, lie on every rank).  Microseconds per fault on
+// rank 1, and *lookups its directory reads per fault (home_lookups): a
+// fault learns the window's homes in one batched load; page by page an
+// unclaimed page at the window's edge was read again, and where the
+// faulting page's home was known each neighbour's entry in turn.
+Summary pagefetch_sparse(const Options& o, double* lookups) {
+  const int groups = o.tiny ? 16 : 256;
+  loom_start_with([&](loom_config_t& k) { k.prefetch = 0; });
+  double lk = 0;
+  int round = 0;
+  Summary s = measure(o, [&] {
+    char* a = nullptr;
+    OK(loom_alloc_collective_policy((size_t)groups * 5 * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&a));
+    round++;
+    if (rank() == 0)
+      for (int g = 0; g < groups; g++)
+        for (int i = 0; i < 4; i++) a[((size_t)g * 5 + i) * 4096] = (char)(round + i + 1);
+    OK(loom_barrier());
+    double t = 0;
+    if (rank() == 1) {
+      loom_stats_t s0{}, s1{};
+      OK(loom_stats_get(&s0));
+      long right = 0;
+      const double t0 = loom_wtime();
+      for (int g = 0; g < groups; g++) right += ((volatile char*)a)[(size_t)g * 5 * 4096] == (char)(round + 1);
+      t = loom_wtime() - t0;
+      OK(loom_stats_get(&s1));
+      const uint64_t faults = s1.read_faults - s0.read_faults;
+      t = faults ? t / (double)faults * 1e6 : 0;
+      lk = faults ? (double)(s1.home_lookups - s0.home_lookups) / (double)faults : 0;
+      if (right != groups) std::fprintf(stderr, "pagefetch_sparse: read %ld of %d pages written\n", right, groups);
+    }
+    OK(loom_barrier());
+    OK(loom_free_collective(a));
+    return t;
+  }, Reduce::Rank1);
+  MPI_Bcast(&lk, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+  *lookups = lk;
+  loom_stop(nullptr);
+  return s;
+}
+
 void run_pagefetch(const Options& o, Report& rep) {
   const int pages = o.tiny ? 64 : 1024;
   Summary trap = raw_trap(o), get = raw_get(o), getc = raw_get(o, true), rpc = raw_rpc(o);
@@ -403,6 +449,10 @@ void run_pagefetch(const Options& o, Report& rep) {
     rep.add(Result{"pagefetch_busy_home_after", {{"computed_us", kBusyGaps[g] * 1e6}}, "us", by_gap[g], {}, {}, {}});
   for (uint32_t unit : {1u, c.unit_pages})
     rep.add(Result{"pagefetch_crossed", {{"unit_pages", (double)unit}}, "us", pagefetch_crossed(o, unit), {}, {}, {}});
+  double lookups = 0;
+  Result rs{"pagefetch_sparse", {{"unit_pages", (double)c.unit_pages}}, "us", pagefetch_sparse(o, &lookups), {}, {}, {}};
+  rs.extra["home_lookups_per_fault"] = lookups;
+  rep.add(rs);
 }
 
 // A halo exchange as a DSM program writes it: every rank rewrites its 4
