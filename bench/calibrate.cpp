@@ -271,7 +271,9 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
        {"barrier_loom_us", series(rep, "barrier_loom", "ranks")},
        {"barrier_mpi_2_us", num(barrier_mpi2)},
        {"release_16_pages_us", num(find(rep, "barrier_dirty_rewritten", {{"dirty_pages", 16}}))},
-       {"halo_round_us", num(halo)}},
+       {"halo_round_us", num(halo)},
+       {"lock_take_after_release_us", num(find(rep, "lock_take_after_release"))},
+       {"lock_take_kick_us", num(find(rep, "lock_take_kick"))}},
       "    ");
   Fields net_fields = {{"latency_us", num(lat)},
                        {"hop_latency_us", "0"},
@@ -296,8 +298,18 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
     net_fields.push_back({"serve_wake_us", num(std::max(0.0, busy_home - fetch1))});
     // A lock the other rank keeps (lock_alternating, less the turns passed
     // without it): the round trip to the home, the kick, the keeper's
-    // give-up and the hand-over, as the runtime does them.
+    // give-up and the hand-over, as the runtime does them.  (The turns'
+    // own takes, timed apart, say that this is a mean: at 2 ranks rank 1's
+    // take asks the other host's home, lock_home_us below, and rank 0's
+    // finds the lock released to its home once rank 1's keeps cool off,
+    // lock_take_after_release, where a take that kicks a keeper waiting
+    // outside Loom costs several times either, lock_take_kick.)
     net_fields.push_back({"lock_kick_us", num(std::max(0.0, find(rep, "lock_alternating") - find(rep, "lock_turns_bare")))});
+    // A free lock whose home is on the other host (lock_take_through_home:
+    // rank 1's takes in the alternating turns): the request to the home,
+    // served by its protocol thread while its application thread is
+    // outside Loom, and the grant.
+    net_fields.push_back({"lock_home_us", num(find(rep, "lock_take_through_home"))});
   }
   net_fields.push_back({"compute_kernel_ms", num(find(rep, "compute_kernel"))});
   net_fields.push_back({"compute_kernel_bare_ms", num(find(rep, "compute_kernel_bare"))});

@@ -215,13 +215,14 @@ double pagefetch_once(char* a, int pages, int round, double* round_us = nullptr)
   return t;
 }
 
-// The summary of rank 1's samples, on every rank.
-Summary rank1_summary(const std::vector<double>& samples) {
+// The summary of rank `root`'s samples, on every rank.
+Summary rank_summary(const std::vector<double>& samples, int root) {
   Summary s = summarize(samples);
   double f[7] = {s.median, s.min, s.max, s.lo, s.hi, (double)s.reps, s.converged ? 1.0 : 0.0};
-  MPI_Bcast(f, 7, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+  MPI_Bcast(f, 7, MPI_DOUBLE, root, MPI_COMM_WORLD);
   return Summary{f[0], f[1], f[2], f[3], f[4], (int)f[5], f[6] != 0};
 }
+Summary rank1_summary(const std::vector<double>& samples) { return rank_summary(samples, 1); }
 
 // Warm rounds: the same block again and again (the home rewrites it, the
 // reader's copies are invalidated and fetched anew), as in an iterative
@@ -738,30 +739,55 @@ void run_lock(const Options& o, Report& rep) {
   // that every acquire takes the lock from the other rank: the worst case
   // for a lock its last holder keeps.  Per turn, against the same turns
   // passed without the lock.
+  // Each rank's own takes are timed too (lock and unlock, µs a take, each
+  // sample's mean).  At 2 ranks lock 2's home is rank 0: rank 1's take
+  // asks a home on the other host whose application thread waits outside
+  // Loom (its protocol thread serves the request).  Across hosts a rank
+  // keeps a lock homed on another host at its unlock, but a keep given up
+  // before any re-take cools it off (src/sync.cpp), so in these turns rank
+  // 1 soon keeps nothing and rank 0's take finds the lock released to its
+  // home.  In a third set of turns rank 1 takes the lock twice a turn (the
+  // second take re-takes its keep), so that every take of rank 0's kicks
+  // the lock from its keeper.
   const int na = it / 10;
-  auto turns = [&](bool with_lock) {
+  std::vector<double> own;  // this rank's first take of its turn, a sample
+  auto turns = [&](int takes) {  // takes: rank 1's a turn (rank 0's: 1, or none when 0)
+    own.clear();
     return measure(o, [&] {
       MPI_Barrier(MPI_COMM_WORLD);
-      double t0 = MPI_Wtime();
+      double t0 = MPI_Wtime(), took = 0;
       int tok = 0;
       for (int i = 0; i < na && rank() < 2; i++) {
         if (rank() == 1) MPI_Recv(&tok, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (with_lock) {
+        for (int k = 0; k < (rank() == 1 ? takes : std::min(takes, 1)); k++) {
+          const double t = MPI_Wtime();
           OK(loom_lock(2));
           OK(loom_unlock(2));
+          if (k == 0) took += MPI_Wtime() - t;
         }
         MPI_Send(&tok, 1, MPI_INT, 1 - rank(), 7, MPI_COMM_WORLD);
         if (rank() == 0) MPI_Recv(&tok, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       }
+      own.push_back(took / na * 1e6);
       return (MPI_Wtime() - t0) / (2.0 * na) * 1e6;
     }, Reduce::Rank0);
   };
-  Summary bare = turns(false), sa = turns(true);
+  auto own_of = [&](int r) {  // the samples after the warm-up ones
+    std::vector<double> v(own.begin() + std::min<size_t>(own.size(), (size_t)o.warmup), own.end());
+    return rank_summary(v, r);
+  };
+  Summary bare = turns(0), sa = turns(1);
+  Summary after_release = own_of(0), through_home = own_of(1);
+  turns(2);
+  Summary kick = own_of(0);
   rep.add(Result{"lock_turns_bare", {}, "us", bare, {}, {}, {}});
   Result ra{"lock_alternating", {}, "us", sa, {}, {}, {}};
   ra.extra["lock_part_us"] = sa.median - bare.median;
   ra.extra["lock_part_ratio_to_cas"] = (sa.median - bare.median) / cas.median;
   rep.add(ra);
+  rep.add(Result{"lock_take_through_home", {}, "us", through_home, {}, {}, {}});
+  rep.add(Result{"lock_take_after_release", {}, "us", after_release, {}, {}, {}});
+  rep.add(Result{"lock_take_kick", {}, "us", kick, {}, {}, {}});
   loom_stop(&rep);
 }
 

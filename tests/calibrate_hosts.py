@@ -50,4 +50,7 @@ with tempfile.TemporaryDirectory() as d:
         kick = b.get("lock_kick_us")
         check(isinstance(kick, (int, float)) and kick > 0,
               f"a lock taken from the rank that keeps it is measured as lock_kick_us ({kick} us)")
+        home = b.get("lock_home_us")
+        check(isinstance(home, (int, float)) and home > 0,
+              f"a free lock taken through the other host's home is measured as lock_home_us ({home} us)")
     sys.exit(1 if fails else 0)

@@ -430,6 +430,22 @@ if star:
             grew = sum(r["lock_s"] for r in kick["per_rank"]) - sum(r["lock_s"] for r in two["per_rank"])
             check(kicks > 0 and 0 < grew <= kicks * 2e-3 + 0.05 * lk(two),
                   f"{kicks} locks taken from their keepers at 2 ms each: {grew * 1e3:.1f} ms more lock time")
+        # A free lock whose home is on another host costs the calibrated
+        # lock_home_us (the calibration's take through the other host's
+        # home) in all, where it is given, instead of its messages and
+        # serving wait: each such take about 2 ms more.
+        hp = os.path.join(work, "home_2ms.json")
+        json.dump({"format": "loom-platform 1", "between_hosts": {"lock_home_us": 2000}}, open(hp, "w"))
+        home = predict(bt, "--platform", plat, "--platform", slow, "--platform", hp, "--ranks-per-host", "2")
+        check(home is not None, "a platform with lock_home_us replays")
+        if home:
+            asked = sum(r["locks_via_home"] for r in home["per_rank"])
+            asked_before = sum(r["locks_via_home"] for r in two["per_rank"])
+            took = lambda p: sum(r["lock_s"] for r in p["per_rank"])
+            grew = took(home) - took(two)
+            check(asked > 0 and asked_before > 0 and asked * 1.5e-3 <= grew <= asked * 4e-3 + took(two),
+                  f"{asked} takes through a home on the other host ({asked_before} at the messages' price) at 2 ms "
+                  f"each: {grew * 1e3:.1f} ms more lock time")
 # A request that reaches a home while it computes waits for the home's
 # protocol thread (between_hosts.serve_wake_us, from the calibration's
 # pagefetch_busy_home): across hosts some of Barnes-Hut's fetches and lock

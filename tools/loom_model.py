@@ -812,6 +812,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     backoff, cool, useful = defaultdict(int), {}, {}
     retaken, kicked = defaultdict(int), defaultdict(int)   # per rank: as LOOM_STATS locks_kept, and kicks sent
     lone = defaultdict(int)  # per rank: takes of locks nobody else takes that asked their home across hosts
+    via_home = defaultdict(int)  # per rank: lock takes that asked a home on another host (lone ones too)
 
     def one_way(src, dst):
         """A small message's time from rank src to rank dst (0 inside a host)."""
@@ -848,6 +849,12 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # calibration's alternating lock): what taking it from the keeper
     # costs in all; without it, the messages and the serving waits.
     kick_s = float(net.get("lock_kick_us") or 0) * us if hosts > 1 else 0.0
+    # A free lock whose home is on another host (between_hosts.lock_home_us,
+    # the calibration's take through the other rank's home while that
+    # rank's application thread is outside Loom): what the take costs in
+    # all, the home's serving included, at least the messages' round trip;
+    # without it, the messages and the serving wait.
+    home_lock_s = float(net.get("lock_home_us") or 0) * us if hosts > 1 else 0.0
     busy = defaultdict(lambda: (0.0, 0.0))
     loom_until = defaultdict(float)
     waits = {"requests": 0, "seconds": 0.0}
@@ -955,7 +962,12 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         (l1, b1), (l2, b2) = route(ha, hb), route(hb, ha)
         ask = sw(REQUEST_BYTES) + l1 + REQUEST_BYTES / b1
         rt = ask + sw(reply) + l2 + reply / b2
-        rt += serve_wait(me, home, e.clock + pend[me] + ask)
+        if cat == "lock":
+            via_home[me] += 1
+        if cat == "lock" and home_lock_s:
+            rt = max(rt, home_lock_s)
+        else:
+            rt += serve_wait(me, home, e.clock + pend[me] + ask)
         acct[me][cat] += rt
         flush(me, rt)
         return rt
@@ -1311,7 +1323,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     for k in sorted(ops):
         a = acct[k]
         row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k], "locks_kept": retaken[k], "locks_kicked": kicked[k],
-               "locks_asked_alone": lone[k]}
+               "locks_asked_alone": lone[k], "locks_via_home": via_home[k]}
         row.update({c + "_s": a[c] for c in CATEGORIES})
         out["per_rank"].append(row)
     out["predicted_s"] = max(finish.values())
