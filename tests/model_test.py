@@ -419,29 +419,30 @@ if star:
         check(ask(rtt) == alone and 0 < ask(two) <= alone and ask(one_host) == 0,
               f"locks nobody else takes, homed on the other host: {alone} takes, {ask(rtt)} asked with round trips, "
               f"{ask(two)} kept between barriers, {ask(one_host)} on one host")
+        def priced(field):
+            """The replay with between_hosts.<field> at 2 ms."""
+            f = os.path.join(work, field + "_2ms.json")
+            json.dump({"format": "loom-platform 1", "between_hosts": {field: 2000}}, open(f, "w"))
+            p = predict(bt, "--platform", plat, "--platform", slow, "--platform", f, "--ranks-per-host", "2")
+            check(p is not None, f"a platform with {field} replays")
+            return p
+        took = lambda p: sum(r["lock_s"] for r in p["per_rank"])
         # A lock taken from its keeper costs the calibrated lock_kick_us
         # (the calibration's alternating lock) in all, where it is given.
-        kp = os.path.join(work, "kick_2ms.json")
-        json.dump({"format": "loom-platform 1", "between_hosts": {"lock_kick_us": 2000}}, open(kp, "w"))
-        kick = predict(bt, "--platform", plat, "--platform", slow, "--platform", kp, "--ranks-per-host", "2")
-        check(kick is not None, "a platform with lock_kick_us replays")
+        kick = priced("lock_kick_us")
         if kick:
             kicks = sum(r["locks_kicked"] for r in kick["per_rank"])
-            grew = sum(r["lock_s"] for r in kick["per_rank"]) - sum(r["lock_s"] for r in two["per_rank"])
+            grew = took(kick) - took(two)
             check(kicks > 0 and 0 < grew <= kicks * 2e-3 + 0.05 * lk(two),
                   f"{kicks} locks taken from their keepers at 2 ms each: {grew * 1e3:.1f} ms more lock time")
         # A free lock whose home is on another host costs the calibrated
         # lock_home_us (the calibration's take through the other host's
         # home) in all, where it is given, instead of its messages and
         # serving wait: each such take about 2 ms more.
-        hp = os.path.join(work, "home_2ms.json")
-        json.dump({"format": "loom-platform 1", "between_hosts": {"lock_home_us": 2000}}, open(hp, "w"))
-        home = predict(bt, "--platform", plat, "--platform", slow, "--platform", hp, "--ranks-per-host", "2")
-        check(home is not None, "a platform with lock_home_us replays")
+        home = priced("lock_home_us")
         if home:
             asked = sum(r["locks_via_home"] for r in home["per_rank"])
             asked_before = sum(r["locks_via_home"] for r in two["per_rank"])
-            took = lambda p: sum(r["lock_s"] for r in p["per_rank"])
             grew = took(home) - took(two)
             check(asked > 0 and asked_before > 0 and asked * 1.5e-3 <= grew <= asked * 4e-3 + took(two),
                   f"{asked} takes through a home on the other host ({asked_before} at the messages' price) at 2 ms "
