@@ -518,15 +518,22 @@ bool make_readable(uint64_t p, bool may_unlock) {
   // homed at the same rank and served by the same protocol.  Where p's home
   // was known (the window's were not learnt above), the unknown homes of
   // the pages the window could take are learnt first, in one load.
+  // (With every home there known, that walk is the window.)
   uint64_t first = p, end = p + 1;
+  bool walk = learnt;
   if (!learnt) {
     while (first > lo && fetchable(first - 1, h, pt.mode[p], skip, true)) first--;
     while (end < hi && fetchable(end, h, pt.mode[p], skip, true)) end++;
-    proto_learn_homes(first, end, 1);
-    first = p, end = p + 1;
+    for (uint64_t q = first; q < end && !walk; q++) walk = pt.home[q] < 0;
+    if (walk) {
+      proto_learn_homes(first, end, 1);
+      first = p, end = p + 1;
+    }
   }
-  while (first > lo && fetchable(first - 1, h, pt.mode[p], skip, false)) first--;
-  while (end < hi && fetchable(end, h, pt.mode[p], skip, false)) end++;
+  if (walk) {
+    while (first > lo && fetchable(first - 1, h, pt.mode[p], skip, false)) first--;
+    while (end < hi && fetchable(end, h, pt.mode[p], skip, false)) end++;
+  }
   uint64_t n = end - first;
   // Before the get: a release that misses this rank in the protocol's
   // bookkeeping then completed its diffs before the get reads them.
