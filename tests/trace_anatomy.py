@@ -5,7 +5,10 @@ diff of another thread of rank 1 inside it (not the barrier's), a split
 barrier (not a loom_barrier), and a loom_barrier that rank 0 reaches last
 with nothing to acquire; and fetches split by whether their home was in
 Loom or computing, and by whether they were the rank's first into their
-window.  Exit 1 with what differs.
+window.  Then `loom trace check` on a second trace written by hand: an
+init clock sync whose error bound (its dur) reaches past the operations
+after it must pass, and an operation that ends before the one written
+before it must still be caught.  Exit 1 with what differs.
   trace_anatomy.py DIR"""
 import importlib.util
 import os
@@ -86,5 +89,25 @@ want = {"barriers": 2, "with_acquire_record": 1,
 bad = {k: (a or {}).get(k) for k, v in want.items() if (a or {}).get(k) != v}
 if bad:
     print(f"trace_anatomy: got {a}, want {want}; differs in {sorted(bad)}")
+    sys.exit(1)
+
+# The check's time order: a sync record's dur is the clock's error bound
+# (3 ms here, as under load), not an operation, so it must not move the
+# end the next records are held to; an operation that ends 5 us before
+# the one written before it is out of order.
+d2 = d + "_order"
+os.makedirs(d2, exist_ok=True)
+for r in (0, 1):
+    write(d2, r, [rec(100, 3000, 12, 0), rec(150, 20, 2, 0, a=1), rec(200, 10, 1, a=3, b=0),
+                  rec(260, 40, 2, 0, a=2), rec(400, 2, 12, 1)])
+errs = lt.check(lt.load(d2))
+if errs:
+    print(f"trace_anatomy: a sync's error bound taken for an operation's end: {errs}")
+    sys.exit(1)
+write(d2, 1, [rec(100, 3, 12, 0), rec(150, 50, 2, 0, a=1), rec(180, 15, 1, a=3, b=0),
+              rec(400, 2, 12, 1)])
+errs = lt.check(lt.load(d2))
+if len(errs) != 1 or "rank 1 record 2: fault ends" not in errs[0]:
+    print(f"trace_anatomy: a fault ending 5 us before the barrier written before it gave {errs}")
     sys.exit(1)
 print("trace_anatomy: ok", a)
