@@ -1107,7 +1107,7 @@ loom_status_t atomic(const char* fn, void* addr, AtomicType t, AtomicOp op, uint
   if (op != AtomicOp::Load && (op != AtomicOp::Cas || r == a)) proto_after_atomic(page);
   rt.st.s.atomics++;
   if (trace_on()) {
-    trace_event(Ev::Atomic, tt, off, (uint64_t)op);
+    trace_event(Ev::Atomic, tt, off, (uint64_t)op | (uint64_t)(uint16_t)h << 48);
     trace_flush_full();  // a rank spinning on a flag makes atomics without end between synchronizations
   }
   if (old) *old = r;

@@ -30,7 +30,7 @@ enum class Ev : uint8_t {
   Lock = 3,        // a: lock id; b: the hand-over value it got (0: none; see intervals.hpp); flags: 1 trylock that failed
   Unlock = 4,      // a: lock id; b: the hand-over value it left
   Diff = 5,        // a: page; b: bytes | runs << 32 | home << 48
-  Atomic = 6,      // a: byte offset in Loom memory; b: operation (loom_atomic_*)
+  Atomic = 6,      // a: byte offset in Loom memory; b: operation (loom_atomic_*) | home << 48
   Alloc = 7,       // a: first page; b: pages | kind << 56 (1 loom_alloc, 2 collective, 3 small-block chunk)
   Free = 8,        // as Alloc
   Acquire = 9,     // a: pages dropped (invalidated); b: pages brought up to date

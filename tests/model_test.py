@@ -5,7 +5,7 @@ back about its time, the same every time; slower networks, longer routes
 and more hosts predict more time where the time should grow; locks replay
 without deadlock; bad input gets an error that names it.
 
-  model_test.py WORKDIR MPIEXEC LOOM_BENCH BARNES_LOOM
+  model_test.py WORKDIR MPIEXEC LOOM_BENCH BARNES_LOOM MR_FENCES
 Exit 77 (skipped) when SimGrid's Python module is not installed.
 """
 import json
@@ -21,7 +21,7 @@ NETS = os.path.join(ROOT, "tools", "platforms")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import loom_model  # noqa: E402
 import loom_trace  # noqa: E402
-work, mpiexec, bench, barnes = sys.argv[1:5]
+work, mpiexec, bench, barnes, fences = sys.argv[1:6]
 failures = []
 
 
@@ -517,7 +517,37 @@ check(p.returncode == 2 and "fewer than the 4 hosts" in p.stderr, "a torus too s
 p = sh([sys.executable, TOOL, "predict", work, "--platform", plat])
 check(p.returncode == 2 and "no rank<R>.lt files" in p.stderr, "a directory without a trace is refused")
 
-# 6. The validation's report of each error split into the computation's
+# 6. Atomics at their word's home: mr_fences's flags and counters are
+# reached by atomics alone (no fault names their pages' home), homed where
+# the run's first touch put them.  One rank a host, each rank's atomic time
+# is the round trips of its atomics whose record names the other rank as
+# home, and local work for the rest (the replay had taken such a word's home
+# for rank 0: the run says how many atomics that would misplace).
+ft = os.path.join(work, "fences")
+p = sh([mpiexec, "-n", "2", fences], dict(env, LOOM_TRACE=ft))
+check(p.returncode == 0, "the traced mr_fences ran")
+tr = loom_trace.load(ft)
+named = {x[5]: x[6] & 0xffff for r in tr for x in r.recs if x[2] == 1}
+far, old_far, near = {}, {}, {}
+for r in tr:
+    for x in r.recs:
+        if x[2] == 6:
+            far[r.rank] = far.get(r.rank, 0) + ((x[6] >> 48) != r.rank)
+            near[r.rank] = near.get(r.rank, 0) + ((x[6] >> 48) == r.rank)
+            old_far[r.rank] = old_far.get(r.rank, 0) + (named.get(x[5] // r.page, 0) != r.rank)
+at = predict(ft, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"))
+rt_s = 2 * json.load(open(os.path.join(NETS, "fast_ethernet_tcp.json")))["between_hosts"]["latency_us"] * 1e-6
+if at and len(far) == 2:
+    got = {r["rank"]: r["atomic_s"] for r in at["per_rank"]}
+    # (an atomic at the rank's own home costs its local work: 2 us here at most)
+    check(all(far[k] * rt_s <= got[k] <= far[k] * (1.25 * rt_s + 20e-6) + near[k] * 2e-6 for k in far)
+          and sum(far.values()) > 0,
+          f"atomics charged at the home their records name: {far} across hosts ({old_far} by the faults' homes), "
+          f"{got} s (round trip {rt_s * 1e6:.0f} us)")
+else:
+    check(False, f"mr_fences's atomics replay ({far})")
+
+# 7. The validation's report of each error split into the computation's
 # part and Loom's operations' (bench/model_validate.py --compute): a row
 # measured 1.0 s (0.7 computing, 0.3 in Loom) predicted 0.9 s over the
 # timed region (0.75, 0.1; the whole job, setup included, is more); a row

@@ -1297,7 +1297,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                     L["holder"] = None
                     round_trip(me, lid % n, "unlock")
             elif o.kind == ATOMIC:
-                home = page_home.get(x[5] // page_size, 0)
+                # The word's home, as the record names it (a page reached by
+                # atomics alone has no fault to name it); traces before the
+                # record carried it say 0 there: the home a fault named.
+                home = (x[6] >> 48) or page_home.get(x[5] // page_size, 0)
                 round_trip(me, home, "atomic", 16)
             elif o.kind == 0:
                 release(me, o, "unlock")

@@ -239,7 +239,7 @@ def name_of(x):
     if ty == 4:
         return f"unlock {a}"
     if ty == 6:
-        return f"atomic {ATOMIC_OPS.get(b, b)}"
+        return f"atomic {ATOMIC_OPS.get(b & 0xffff, b & 0xffff)}"
     return TYPES[ty]
 
 
@@ -254,7 +254,7 @@ def args_of(r, x):
     if ty == 5:
         return {"page": a, "bytes": b & 0xffffffff, "runs": (b >> 32) & 0xffff, "home": b >> 48}
     if ty == 6:
-        return {"address": hex(r.base + a), "op": ATOMIC_OPS.get(b, b)}
+        return {"address": hex(r.base + a), "op": ATOMIC_OPS.get(b & 0xffff, b & 0xffff), "home": b >> 48}
     if ty in (7, 8):
         return {"address": hex(r.base + a * r.page), "pages": b & ((1 << 56) - 1), "kind": KINDS.get(b >> 56, b >> 56)}
     if ty == 9:
