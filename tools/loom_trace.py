@@ -164,6 +164,8 @@ def check(ranks):
             if ty == 19 and ((b >> 48) >= n or (b >> 48) == r.rank or (b & 0xffffffff) == 0
                              or a + (b & 0xffffffff) > pages or fl not in (0, 1)):
                 errs.append(f"{q}: prefetch of {b & 0xffffffff} pages at page {a} from rank {b >> 48}, flags {fl}")
+            if ty == 6 and ((b >> 48) >= n or (b & 0xffff) not in ATOMIC_OPS):
+                errs.append(f"{q}: atomic {b & 0xffff} at a word homed at rank {b >> 48}")
             if ty == 15 and ((b >> 48) >= n or (b >> 48) == r.rank or a >= pages):
                 errs.append(f"{q}: notice to rank {b >> 48} about page {a}")
             if ty in (7, 8) and (a + (b & ((1 << 56) - 1)) > pages or (b >> 56) not in KINDS):
