@@ -510,9 +510,34 @@ void sync_host_unlock(uint32_t id) {
   if (__atomic_exchange_n(w, 0u, __ATOMIC_RELEASE) == 2) syscall(SYS_futex, w, FUTEX_WAKE, 1, nullptr, nullptr, 0);
 }
 
+// A split-phase barrier of every rank across hosts is the MPI library's
+// non-blocking allgather of each rank's interval head (on a communicator of
+// its own, so that the collectives of other Loom calls between arrive and
+// wait do not cross it): the wait's acquire then has every rank's head
+// without loading them, a round trip to each host, served by ranks that
+// may have left the barrier already.  Every member decides alike (the whole
+// job listed, and some peer beyond this host's mappings), so a barrier's
+// members never mix the two ways.  On one host the signals are plain
+// stores and the heads plain loads.
+namespace {
+MPI_Request split_rq = MPI_REQUEST_NULL;
+uint64_t split_head = 0;
+std::vector<uint64_t>& split_heads() {
+  static std::vector<uint64_t>& x = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  return x;
+}
+bool split_by_mpi(int n) { return n == rt.nranks && !rt.tp.all_direct(); }
+}  // namespace
+
 void sync_group_arrive(const int* ranks, int n) {
   sync_give_up_kept();
   rt.tp.settle_lock_releases();
+  if (split_by_mpi(n)) {
+    split_head = ivl_head();  // after the arrive's release and its record
+    split_heads().assign((size_t)n, 0);
+    rt.tp.iallgather_split(&split_head, split_heads().data(), &split_rq);
+    return;
+  }
   for (int i = 0; i < n; i++) {
     int j = ranks[i];
     if (j == rt.rank) continue;
@@ -523,6 +548,12 @@ void sync_group_arrive(const int* ranks, int n) {
 
 void sync_group_wait(const int* ranks, int n) {
   Transport& tp = rt.tp;
+  if (split_by_mpi(n)) {
+    wait_site("a split-phase barrier of every rank (MPI_Iallgather)");
+    spin_until([&] { return tp.test(&split_rq); });
+    ivl_heads_given(split_heads().data());  // for the acquire that follows
+    return;
+  }
   for (int i = 0; i < n; i++) {
     int j = ranks[i];
     if (j == rt.rank) continue;

@@ -53,12 +53,17 @@ void acquire_all() {
   v.scoped = false;
   static std::vector<uint64_t>& heads = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   heads.resize(rt.nranks);
-  rt.tp.load_many(
-      (size_t)rt.nranks, [](size_t i, int* r, uint64_t* off) {
-        *r = (int)i;
-        *off = rt.meta.ivl;
-      },
-      heads.data());
+  if (v.given) {
+    std::copy(v.given, v.given + rt.nranks, heads.begin());
+    v.given = nullptr;
+  } else {
+    rt.tp.load_many(
+        (size_t)rt.nranks, [](size_t i, int* r, uint64_t* off) {
+          *r = (int)i;
+          *off = rt.meta.ivl;
+        },
+        heads.data());
+  }
   for (int m = 0; m < rt.nranks; m++) {
     if (m == rt.rank || heads[m] >> 32 != v.epoch) continue;
     const uint32_t c = (uint32_t)heads[m];
@@ -375,6 +380,11 @@ uint64_t ivl_release_info() {
   return (uint64_t)(v.epoch & 0xff) << 40 | (uint64_t)(rt.rank + 1) << 24 | std::min(v.count, kIvlCountLost);
 }
 
+uint64_t ivl_head() { return rt.ivl.on ? rt.tp.load(rt.rank, Seg::Meta, rt.meta.ivl) : 0; }
+void ivl_heads_given(const uint64_t* heads) {
+  if (rt.ivl.on) rt.ivl.given = heads;
+}
+
 void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
   Intervals& v = rt.ivl;
   if (!v.on) return;
@@ -417,6 +427,7 @@ void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
 void ivl_end_acquire() {
   Intervals& v = rt.ivl;
   if (!v.on) return;
+  v.given = nullptr;
   clear_marks();
   v.scoped = false;
 }

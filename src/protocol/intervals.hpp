@@ -105,6 +105,7 @@ struct Intervals {
   size_t home_rw_checked = 0;        // home_rw's first entries, looked at since they were written
   std::vector<uint32_t> marked;      // pages with kIvlStale
   std::vector<uint64_t> buf;         // records and runs read from other ranks
+  const uint64_t* given = nullptr;   // every rank's head for the next acquire_all (ivl_heads_given)
 
   void init(uint64_t npages, int nranks, bool enable) {
     on = enable;
@@ -112,6 +113,7 @@ struct Intervals {
     runs_written = 0;
     known.assign(nranks, 0);
     known_grew = partial = in_barrier = scoped = locks_seen = false;
+    given = nullptr;
     state.assign(enable ? npages : 0, 0);
     trap.assign(enable ? npages : 0, 0);
     pending.clear();
@@ -144,6 +146,13 @@ bool ivl_tracked(uint64_t page);  // this rank's copy was fetched after it joine
 // ---- from the driver and the API ----
 // End of a release: the record, if this interval has one.
 void ivl_record();
+// This rank's head (its newest record's tag, as acquire_all reads it of
+// every rank), and every rank's heads gathered at a split barrier of every
+// rank, for the next acquire to take instead of loading them (heads[] must
+// live until then).  A head read at a rank's arrive covers every release
+// before that arrive, which is what the barrier acquires.
+uint64_t ivl_head();
+void ivl_heads_given(const uint64_t* heads);
 // The hand-over value for a lock this rank releases now.
 uint64_t ivl_release_info();
 // Before proto_acquire: what it acquires from.  Lock: the value the lock

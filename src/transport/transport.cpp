@@ -66,6 +66,9 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     if (ok) return fail(LOOM_ERR_SYSTEM, "another rank could not set up its transport (see that rank's error)");
     return local;
   }
+  // Split-phase barriers of every rank have their own communicator: their
+  // MPI_Iallgather runs from arrive to wait, across Loom's other collectives.
+  check(MPI_Comm_dup(comm_, &group_comm_), "MPI_Comm_dup");
   direct_ = new DirectPath(rank_, nranks_, self_data_, meta_map_, opt.data_size, opt.meta_size);
 
   // Which peers are mapped, and whether the two-sided path may run: one
@@ -155,6 +158,9 @@ void Transport::build_routes() {
 }
 
 void Transport::ibarrier(MPI_Request* rq) { check(MPI_Ibarrier(comm_, rq), "MPI_Ibarrier"); }
+void Transport::iallgather_split(const uint64_t* in, uint64_t* out, MPI_Request* rq) {
+  check(MPI_Iallgather(in, 1, MPI_UINT64_T, out, 1, MPI_UINT64_T, group_comm_, rq), "MPI_Iallgather");
+}
 
 void Transport::async_serve() { async_->serve_waiting(); }
 void Transport::far_waits(bool w) {
@@ -337,6 +343,7 @@ void Transport::finalize() {
   if (data_fd_ >= 0) close(data_fd_);
   if (meta_fd_ >= 0) close(meta_fd_);
   data_fd_ = meta_fd_ = -1;
+  if (group_comm_ != MPI_COMM_NULL) MPI_Comm_free(&group_comm_);
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   any_remote_ = false;
 }

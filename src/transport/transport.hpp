@@ -288,6 +288,10 @@ class Transport {
   // The MPI library's non-blocking barrier over every rank, and a test of a
   // request (true when complete).  Errors are fatal.
   void ibarrier(MPI_Request* rq);
+  // A split-phase barrier of every rank (its arrive starts it, its wait
+  // completes it): the MPI library's non-blocking allgather of one word a
+  // rank, on a communicator of its own.
+  void iallgather_split(const uint64_t* in, uint64_t* out, MPI_Request* rq);
   bool test(MPI_Request* rq);
   // Called from Loom's wait loops on the application thread: on the async
   // path it serves a request other ranks sent this one, so that a rank that
@@ -346,6 +350,7 @@ class Transport {
   void far_waits(bool w);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm group_comm_ = MPI_COMM_NULL;  // iallgather_split's
   int rank_ = 0, nranks_ = 1;
   TransportOptions opt_{};
   int data_fd_ = -1, meta_fd_ = -1;
