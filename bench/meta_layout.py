@@ -17,6 +17,7 @@ HEAP_MAX = 16384                        # heap.hpp: kHeapMax
 SMALL_META = 8 * (8 + 512 * (1 + 64))   # small_alloc.hpp: kSmallMetaBytes
 IVL_RECORDS, IVL_RUNS, IVL_HEAD, IVL_INLINE = 256, 32768, 5, 6  # intervals
 PAIR_WORD0 = 72                         # runtime.hpp: barrier area
+KNOW_RANKS_MAX = 256                    # runtime.hpp: kKnowRanksMax
 
 
 def ring_words(n):
@@ -56,8 +57,10 @@ def layout(n, mem, locks=1024):
     parts["copy-sets"] = rings - copyset
     small = align(rings + n * ring_words(n) * 8, 64)
     parts["notice rings"] = small - rings
-    size = align(small + SMALL_META, PAGE)
-    parts["small-block table"] = size - small
+    know = align(small + SMALL_META, 64)
+    parts["small-block table"] = know - small
+    size = align(know + (2 * n * n * 8 if n <= KNOW_RANKS_MAX else 0), PAGE)
+    parts["group barriers' knowledge"] = size - know
     return size, parts
 
 

@@ -116,7 +116,8 @@ void compute_layout() {
   m.copyset = align(m.heap + 64 + (uint64_t)kHeapMax * 16, 64);
   m.rings = align(m.copyset + rt.npages * 8 * (uint64_t)rank_planes(), 64);
   m.small = align(m.rings + N * ring_words(rt.nranks) * 8, 64);
-  m.size = align(m.small + kSmallMetaBytes, kPage);
+  m.know = align(m.small + kSmallMetaBytes, 64);
+  m.size = align(m.know + know_area_bytes(rt.nranks), kPage);
 }
 
 // MPICH's MPI_Init makes stdout unbuffered (so a rank's output reaches

@@ -58,6 +58,8 @@ struct MetaLayout {
   uint64_t rings;      // notice rings, one per writer rank: ring_words(N) words each
   uint64_t small;      // this rank's small-block chunks (small_alloc.hpp): frees counter, slots
   uint64_t ivl;        // this rank's interval records (intervals.cpp)
+  uint64_t know;       // group barriers across hosts: what each peer knew at its arrive, 2 x N words
+                       // a peer (sync.cpp); 0 bytes above kKnowRanksMax ranks
   uint64_t size;
 };
 // Words of the barrier area.
@@ -71,6 +73,13 @@ constexpr uint64_t kPairWord0 = 72;        // then N pair counters, then N clock
 inline uint64_t barrier_area_words(int nranks) { return kPairWord0 + 2 * (uint64_t)nranks; }
 inline uint64_t pair_word(int peer) { return kPairWord0 + (uint64_t)peer; }
 inline uint64_t ping_word(int nranks, int peer) { return kPairWord0 + (uint64_t)nranks + (uint64_t)peer; }
+// A group barrier's arrive hands each other member its knowledge (a head
+// per rank, intervals.cpp) in jobs of at most this many ranks: 2 N^2 words
+// of Meta, 1 MiB at 256 ranks.  Above it the wait loads every rank's head.
+constexpr int kKnowRanksMax = 256;
+inline uint64_t know_area_bytes(int nranks) {
+  return nranks <= kKnowRanksMax ? 2 * (uint64_t)nranks * (uint64_t)nranks * 8 : 0;
+}
 
 // Function-local scratch containers in Loom are allocated once and never
 // destroyed (`static T& x = *new T;`): Loom may run from an exit handler

@@ -527,6 +527,29 @@ std::vector<uint64_t>& split_heads() {
   return x;
 }
 bool split_by_mpi(int n) { return n == rt.nranks && !rt.tp.all_direct(); }
+
+// A group barrier of a subset across hosts hands each other member this
+// rank's knowledge (ivl_knowledge) with its signal (signal_words: in the
+// signal's own message on the request path), into the member's slot for
+// this rank and the barrier's parity; the member's wait takes the most of
+// its members' and acquires that instead of loading every rank's head, a
+// round trip to each other host (members or not).  One host whose ranks
+// all map each other loads the heads: plain loads.  Above kKnowRanksMax
+// ranks there are no slots, and the wait loads the heads too.
+bool hands_knowledge() { return rt.ivl.on && !rt.tp.all_direct() && know_area_bytes(rt.nranks) > 0; }
+uint64_t know_slot(int from, uint64_t count) {
+  return rt.meta.know + ((count & 1) * (uint64_t)rt.nranks + (uint64_t)from) * (uint64_t)rt.nranks * 8;
+}
+std::vector<uint64_t>& know_mine() {
+  static std::vector<uint64_t>& x = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  x.resize((size_t)rt.nranks);
+  return x;
+}
+std::vector<uint64_t>& know_heads() {
+  static std::vector<uint64_t>& x = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  x.resize((size_t)rt.nranks);
+  return x;
+}
 }  // namespace
 
 void sync_group_arrive(const int* ranks, int n) {
@@ -538,11 +561,15 @@ void sync_group_arrive(const int* ranks, int n) {
     rt.tp.iallgather_split(&split_head, split_heads().data(), &split_rq);
     return;
   }
+  const bool hand = hands_knowledge();
+  if (hand) ivl_knowledge(know_mine().data());
   for (int i = 0; i < n; i++) {
     int j = ranks[i];
     if (j == rt.rank) continue;
     uint64_t c = ++rt.sync.pair_count[j];
-    rt.tp.signal(j, rt.meta.barrier + pair_word(rt.rank) * 8, c);
+    const uint64_t off = rt.meta.barrier + pair_word(rt.rank) * 8;
+    if (hand) rt.tp.signal_words(j, off, c, know_slot(rt.rank, c), know_mine().data(), (size_t)rt.nranks);
+    else rt.tp.signal(j, off, c);
   }
 }
 
@@ -561,6 +588,21 @@ void sync_group_wait(const int* ranks, int n) {
     wait_site("a group barrier (loom_barrier_wait, loom_barrier_subset)", -1, j);
     spin_until([&] { return tp.load(rt.rank, Seg::Meta, off) >= want; });
   }
+  if (!hands_knowledge()) return;
+  // Every member's knowledge at its arrive (its slot of this barrier's
+  // parity: a member that left this barrier can be at its next arrive by
+  // now, but not at the one after, which waits for this rank's next
+  // arrive), the most of each rank's taken.
+  std::vector<uint64_t>& heads = know_heads();
+  std::vector<uint64_t>& theirs = know_mine();
+  std::fill(heads.begin(), heads.end(), 0);
+  for (int i = 0; i < n; i++) {
+    const int j = ranks[i];
+    if (j == rt.rank) continue;
+    tp.get(rt.rank, Seg::Meta, know_slot(j, rt.sync.pair_count[j]), theirs.data(), (size_t)rt.nranks * 8);
+    for (int m = 0; m < rt.nranks; m++) heads[m] = std::max(heads[m], theirs[m]);
+  }
+  ivl_heads_given(heads.data());  // for the acquire that follows
 }
 
 }  // namespace loom

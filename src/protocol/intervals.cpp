@@ -384,6 +384,10 @@ uint64_t ivl_head() { return rt.ivl.on ? rt.tp.load(rt.rank, Seg::Meta, rt.meta.
 void ivl_heads_given(const uint64_t* heads) {
   if (rt.ivl.on) rt.ivl.given = heads;
 }
+void ivl_knowledge(uint64_t* out) {
+  const Intervals& v = rt.ivl;
+  for (int m = 0; m < rt.nranks; m++) out[m] = m == rt.rank ? ivl_head() : tag_of(v.epoch, v.known[m]);
+}
 
 void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
   Intervals& v = rt.ivl;

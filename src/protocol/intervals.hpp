@@ -153,6 +153,13 @@ void ivl_record();
 // before that arrive, which is what the barrier acquires.
 uint64_t ivl_head();
 void ivl_heads_given(const uint64_t* heads);
+// This rank's knowledge as heads, one word per rank (tag_of(epoch, count):
+// the records of that rank it has acquired; at its own index its head):
+// what a group barrier's arrive hands the members (sync.cpp).  Given to
+// ivl_heads_given, their maximum is what the barrier acquires: every
+// member's releases and all they had acquired, which is all that LRC's
+// happens-before puts before the barrier (mr_barriers case 3b).
+void ivl_knowledge(uint64_t* out);
 // The hand-over value for a lock this rank releases now.
 uint64_t ivl_release_info();
 // Before proto_acquire: what it acquires from.  Lock: the value the lock

@@ -15,7 +15,8 @@
 //   locks    kOpLockEnqueue, kOpLockRelease: a queue lock's operations at
 //            its home (Transport::lock_enqueue, lock_release); the release
 //            and the hand-over it may send on (kOpStoreQuiet) have no reply;
-//            neither has a group barrier's signal (kOpStoreQuiet too).
+//            neither has a group barrier's signal (kOpStoreQuiet too;
+//            words after its header are put at b before the store).
 // Requests go to tag kTagReq (only the protocol thread receives it), replies
 // to tag kTagReply (only the application thread receives it), both on a
 // private duplicate of the communicator.  The application thread has at
@@ -59,7 +60,7 @@ enum : uint32_t {
   kOpStop = 11,    // from this rank itself at finalize: the thread exits
   kOpOrRange = 12, // OR b into a words from off; reply their old values
   kOpTyped = 13,   // a typed atomic (type, op in word 0); reply one word
-  kOpStoreQuiet = 14,   // a Meta store; no reply
+  kOpStoreQuiet = 14,   // a Meta store (words after the header put at b first); no reply
   kOpLockEnqueue = 15,  // off = tail, a = link base, b = me; reply the old tail
   kOpLockRelease = 16,  // off, a, b as above, then freed, locked_off, handover; no reply
   kOpLockKick = 17,     // off = lock id: the kick handler (sync.cpp); no reply
@@ -444,6 +445,11 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
   if (op == kOpStoreQuiet) {
     inside(Seg::Meta, off, 8);
     if (off % 8) fatal("async transport: an unaligned store at %llu from rank %d", (unsigned long long)off, src);
+    if (bytes > (int)(kHdrWords * 8)) {  // words to put at b first (signal_words)
+      const size_t n = (size_t)bytes / 8 - kHdrWords;
+      inside(Seg::Meta, b, n * 8);
+      std::memcpy(base(Seg::Meta) + b, m + kHdrWords, n * 8);
+    }
     __atomic_store_n(word(base(Seg::Meta) + off), a, __ATOMIC_RELEASE);
     return;
   }
@@ -555,6 +561,22 @@ void AsyncPath::signal(int r, uint64_t off, uint64_t v) {
   uint64_t m[kHdrWords] = {head(kOpStoreQuiet, Seg::Meta), off, v, 0};
   MPI_Request rq;
   check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
+  wait_mine(1, &rq);
+}
+
+// The words ride in the signal's message: one message where a put and a
+// signal were two, each a wake-up of the member's serving thread.
+void AsyncPath::signal_words(int r, uint64_t off, uint64_t v, uint64_t data_off, const uint64_t* words, size_t n) {
+  if (n == 0 || n > kBatchBytes / 8) return Path::signal_words(r, off, v, data_off, words, n);
+  send_batch(r);
+  sig_buf_.resize(kHdrWords + n);
+  sig_buf_[0] = head(kOpStoreQuiet, Seg::Meta);
+  sig_buf_[1] = off;
+  sig_buf_[2] = v;
+  sig_buf_[3] = data_off;
+  std::memcpy(sig_buf_.data() + kHdrWords, words, n * 8);
+  MPI_Request rq;
+  check(MPI_Isend(sig_buf_.data(), (int)((kHdrWords + n) * 8), MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
   wait_mine(1, &rq);
 }
 

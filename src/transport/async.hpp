@@ -74,6 +74,7 @@ class AsyncPath final : public Path {
   uint64_t load(int r, Seg s, uint64_t off) override;
   void store(int r, Seg s, uint64_t off, uint64_t v) override;
   void signal(int r, uint64_t off, uint64_t v) override;  // one message nobody answers
+  void signal_words(int r, uint64_t off, uint64_t v, uint64_t data_off, const uint64_t* words, size_t n) override;
   uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) override;
   uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) override;
   uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) override;
@@ -147,6 +148,7 @@ class AsyncPath final : public Path {
     released_any_.store(true, std::memory_order_release);
   }
   std::vector<uint64_t> or_old_;  // or_range: the old words of one request
+  std::vector<uint64_t> sig_buf_;  // signal_words: the message
   std::vector<MPI_Request> reqs_;
 };
 

@@ -175,6 +175,14 @@ uint64_t MpiRmaPath::load(int r, Seg s, uint64_t off) {
 
 void MpiRmaPath::store(int r, Seg s, uint64_t off, uint64_t v) { atomic(r, s, off, &v, nullptr, MPI_REPLACE); }
 
+// MPI orders neither a put before an accumulate to the same target nor
+// their completions: the puts go first (a group barrier's knowledge ahead
+// of its signal, sync.cpp).
+void MpiRmaPath::signal(int r, uint64_t off, uint64_t v) {
+  flush();
+  store(r, Seg::Meta, off, v);
+}
+
 uint64_t MpiRmaPath::cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
   return atomic(r, s, off, &desired, &expected, MPI_OP_NULL);
 }

@@ -62,6 +62,7 @@ class MpiRmaPath final : public Path {
   void sync_local() override;
   uint64_t load(int r, Seg s, uint64_t off) override;
   void store(int r, Seg s, uint64_t off, uint64_t v) override;
+  void signal(int r, uint64_t off, uint64_t v) override;  // the puts before it flushed, then a store
   uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) override;
   uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) override;
   uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) override;

@@ -122,9 +122,17 @@ class Path {
   virtual uint64_t load(int r, Seg s, uint64_t off) = 0;
   virtual void store(int r, Seg s, uint64_t off, uint64_t v) = 0;
   // A store into r's Meta that this rank does not wait for: it lands at r
-  // after every request this rank sent r before it (a group barrier's
-  // signal).  By default a store, complete on return.
+  // after every request and put this rank sent r before it (a group
+  // barrier's signal, behind the knowledge it hands on).  By default a
+  // store, complete on return (a direct put is complete before it).
   virtual void signal(int r, uint64_t off, uint64_t v) { store(r, Seg::Meta, off, v); }
+  // n words put into r's Meta at data_off, then the signal: r sees the
+  // words once it sees v.  By default a put and a signal; one message on
+  // the request path.
+  virtual void signal_words(int r, uint64_t off, uint64_t v, uint64_t data_off, const uint64_t* words, size_t n) {
+    put(r, Seg::Meta, data_off, words, n * 8);
+    signal(r, off, v);
+  }
   virtual uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) = 0;
   virtual uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) = 0;
   virtual uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) = 0;
@@ -230,9 +238,13 @@ class Transport {
 
   uint64_t load(int r, Seg s, uint64_t off) { return routes_[r].atomics->load(r, s, off); }
   void store(int r, Seg s, uint64_t off, uint64_t v) { routes_[r].atomics->store(r, s, off, v); }  // complete on return
-  // A Meta store r sees after this rank's earlier requests to r; not waited
-  // for on the request path (Path::signal).
+  // A Meta store r sees after this rank's earlier requests and puts to r;
+  // not waited for on the request path (Path::signal).
   void signal(int r, uint64_t off, uint64_t v) { routes_[r].atomics->signal(r, off, v); }
+  // The signal behind n words put at data_off of r's Meta (Path::signal_words).
+  void signal_words(int r, uint64_t off, uint64_t v, uint64_t data_off, const uint64_t* words, size_t n) {
+    routes_[r].atomics->signal_words(r, off, v, data_off, words, n);
+  }
   uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
     return routes_[r].atomics->cas(r, s, off, expected, desired);
   }
