@@ -522,8 +522,15 @@ void sync_host_unlock(uint32_t id) {
 namespace {
 MPI_Request split_rq = MPI_REQUEST_NULL;
 uint64_t split_head = 0;
-std::vector<uint64_t>& split_heads() {
+// The heads a barrier's wait hands to its acquire (ivl_heads_given): the
+// allgather's for a split barrier of every rank across hosts (written by
+// the MPI library between arrive and wait), the most of the members'
+// knowledge for a subset.  One buffer: a rank has one split barrier
+// pending at a time, and a subset's wait fills it only after its own
+// arrive, which no allgather is in flight across.
+std::vector<uint64_t>& given_heads() {
   static std::vector<uint64_t>& x = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
+  x.resize((size_t)rt.nranks);
   return x;
 }
 bool split_by_mpi(int n) { return n == rt.nranks && !rt.tp.all_direct(); }
@@ -545,11 +552,6 @@ std::vector<uint64_t>& know_mine() {
   x.resize((size_t)rt.nranks);
   return x;
 }
-std::vector<uint64_t>& know_heads() {
-  static std::vector<uint64_t>& x = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
-  x.resize((size_t)rt.nranks);
-  return x;
-}
 }  // namespace
 
 void sync_group_arrive(const int* ranks, int n) {
@@ -557,8 +559,9 @@ void sync_group_arrive(const int* ranks, int n) {
   rt.tp.settle_lock_releases();
   if (split_by_mpi(n)) {
     split_head = ivl_head();  // after the arrive's release and its record
-    split_heads().assign((size_t)n, 0);
-    rt.tp.iallgather_split(&split_head, split_heads().data(), &split_rq);
+    std::vector<uint64_t>& heads = given_heads();
+    std::fill(heads.begin(), heads.end(), 0);
+    rt.tp.iallgather_split(&split_head, heads.data(), &split_rq);
     return;
   }
   const bool hand = hands_knowledge();
@@ -578,7 +581,7 @@ void sync_group_wait(const int* ranks, int n) {
   if (split_by_mpi(n)) {
     wait_site("a split-phase barrier of every rank (MPI_Iallgather)");
     spin_until([&] { return tp.test(&split_rq); });
-    ivl_heads_given(split_heads().data());  // for the acquire that follows
+    ivl_heads_given(given_heads().data());  // for the acquire that follows
     return;
   }
   for (int i = 0; i < n; i++) {
@@ -593,7 +596,7 @@ void sync_group_wait(const int* ranks, int n) {
   // parity: a member that left this barrier can be at its next arrive by
   // now, but not at the one after, which waits for this rank's next
   // arrive), the most of each rank's taken.
-  std::vector<uint64_t>& heads = know_heads();
+  std::vector<uint64_t>& heads = given_heads();
   std::vector<uint64_t>& theirs = know_mine();
   std::fill(heads.begin(), heads.end(), 0);
   for (int i = 0; i < n; i++) {
