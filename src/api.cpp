@@ -466,7 +466,9 @@ Status barrier_arrive(const int* ranks, int n, const char* fn) {
   sync_group_arrive(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size());
   rt.sync.barrier_pending = true;
   rt.st.s.t_barrier += stat_now() - t0;
-  if (trace_on()) trace_event(Ev::Barrier, tt, rt.st.s.barriers + 1, 0, 1);
+  if (trace_on())
+    trace_event(Ev::Barrier, tt, rt.st.s.barriers + 1,
+                trace_group_key(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size(), rt.nranks), 1);
   return Status::ok();
 }
 
@@ -479,7 +481,9 @@ Status barrier_wait(const char* fn) {
   rt.sync.barrier_pending = false;
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;
-  if (trace_on()) trace_event(Ev::Barrier, tt, rt.st.s.barriers, 0, 2);
+  if (trace_on())
+    trace_event(Ev::Barrier, tt, rt.st.s.barriers,
+                trace_group_key(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size(), rt.nranks), 2);
   return Status::ok();
 }
 

@@ -6,11 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "clock.hpp"
@@ -43,6 +45,10 @@ struct Trace {
   bool full_pending = false;
   uint64_t dropped = 0, last_cpu = 0, written = 0;
   uint64_t barriers = 0;  // barriers completed on this rank since the trace began (not reset with the statistics)
+  // Barriers of a subset, by their member set's key (trace_group_key): the
+  // k-th of a set is its k-th on every member, whatever else each did.
+  std::unordered_map<uint64_t, uint64_t> group_barriers;
+  uint64_t group_pending = 0;  // the number of the subset barrier this rank has arrived at
   bool write_failed = false;
 };
 Trace g;
@@ -183,7 +189,10 @@ Status trace_start() {
 
 void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags) {
   const uint64_t t1 = trace_now();
-  if (type == Ev::Barrier) a = flags == 1 ? g.barriers + 1 : ++g.barriers;  // the same number on every rank
+  if (type == Ev::Barrier && b != 0)  // a subset's: numbered among that set's barriers, the same on every member
+    a = flags == 1 ? (g.group_pending = ++g.group_barriers[b]) : g.group_pending;
+  else if (type == Ev::Barrier)
+    a = flags == 1 ? g.barriers + 1 : ++g.barriers;  // the same number on every rank
   const uint64_t d = t1 > t0 ? t1 - t0 : 0;
   put(TraceRec{t0, d > 0xffffffffull ? 0xffffffffu : (uint32_t)d, (uint8_t)type, flags, (uint16_t)thread_index(), a, b});
   const bool wait = type == Ev::Barrier || type == Ev::Lock || type == Ev::Unlock;
@@ -191,6 +200,16 @@ void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags) {
     g.last_cpu = t1;
     put(TraceRec{t1, 0, (uint8_t)Ev::Cpu, 0, 0, cpu_ns(), t1});
   }
+}
+
+uint64_t trace_group_key(const int* ranks, int n, int nranks) {
+  if (n >= nranks) return 0;  // every rank (a group lists each rank at most once)
+  std::vector<int> m(ranks, ranks + n);
+  std::sort(m.begin(), m.end());
+  uint64_t h = 14695981039346656037ull;  // FNV-1a, a byte at a time, over the sorted ranks
+  for (int r : m)
+    for (int i = 0; i < 4; i++) h = (h ^ (((uint32_t)r >> (8 * i)) & 0xffu)) * 1099511628211ull;
+  return h ? h : 1;
 }
 
 void trace_page_runs(uint64_t p, const uint8_t* twin, const uint8_t* cur, int home) {

@@ -79,7 +79,15 @@ Status trace_start();
 void trace_stop();
 // Now, on the trace's clock (ns since its origin).
 uint64_t trace_now();
-// Append one record (start t0 from trace_now(), ends now).
+// A barrier's group in its records (b): 0 for every rank, else a key of the
+// member set (a hash of the sorted ranks, never 0): the same on every
+// member whatever order it listed them in, so that the trace's readers
+// know a subset's barriers apart and find its members (the ranks that
+// recorded the key).
+uint64_t trace_group_key(const int* ranks, int n, int nranks);
+// Append one record (start t0 from trace_now(), ends now).  A barrier's
+// number (a) is the trace's own: for every rank's barriers the count of
+// them so far, for a subset's (b != 0) the count of that set's.
 void trace_event(Ev type, uint64_t t0, uint64_t a, uint64_t b, uint8_t flags = 0);
 // At synchronization (before its release): write a full buffer; at a
 // barrier also record how many pages are cached and dirty.

@@ -2,10 +2,11 @@
 """The performance model end to end (docs/MODEL.md): a calibration writes a
 usable platform; a replay of a traced run on the platform it ran on gives
 back about its time, the same every time; slower networks, longer routes
-and more hosts predict more time where the time should grow; locks replay
+and more hosts predict more time where the time should grow; locks and
+barriers of a subset replay
 without deadlock; bad input gets an error that names it.
 
-  model_test.py WORKDIR MPIEXEC LOOM_BENCH BARNES_LOOM MR_FENCES
+  model_test.py WORKDIR MPIEXEC LOOM_BENCH BARNES_LOOM MR_FENCES [STENCIL_PAIRS]
 Exit 77 (skipped) when SimGrid's Python module is not installed.
 """
 import json
@@ -22,6 +23,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import loom_model  # noqa: E402
 import loom_trace  # noqa: E402
 work, mpiexec, bench, barnes, fences = sys.argv[1:6]
+pairs = sys.argv[6] if len(sys.argv) > 6 else None  # bench/stencil_pairs (section 8)
 failures = []
 
 
@@ -566,6 +568,38 @@ p = sh([sys.executable, os.path.join(ROOT, "bench", "model_validate.py"), "--com
 check(p.returncode == 0 and "| h2r1_x | lu | 1.000 | 0.700 / 0.750 | +5.0% | 0.300 / 0.100 | -20.0% | -10.0% |"
       in p.stdout and "| h2r1_x | mg | 1.000 | 0.700 / 0.950 (job) | +25.0% | 0.300 / 0.200 (job) | -10.0% | +10.0% |"
       in p.stdout, "the error split: computation +5%, Loom's operations -20%, in all -10%; a job's breakdown marked")
+
+# 8. Barriers of a subset (loom_barrier_subset): bench/stencil_pairs at 3
+# ranks synchronizes each sweep by barriers of neighbouring pairs ({0, 1},
+# {1, 2}), so the ranks take different numbers of barriers.  The trace
+# names each pair's members; the race report follows the pairs to the end
+# and finds nothing; the replay waits for a pair's members only, and each
+# of a pair barrier's waits across hosts takes at least the signal's
+# latency.
+if pairs:
+    sweeps = 30
+    pt = os.path.join(work, "pairs")
+    p = sh([mpiexec, "-n", "3", pairs, "--n", "192", "--sweeps", str(sweeps)],
+           dict(env, LOOM_TRACE=pt, LOOM_TRACE_RUNS="1", LOOM_LOCAL_MAP="0"))
+    check(p.returncode == 0 and "result identical" in p.stdout, f"stencil_pairs ran traced ({p.stdout.strip()})")
+    ranks = loom_trace.load(pt)
+    got = sorted(loom_trace.group_members(ranks).values())
+    check(got == [[0, 1], [1, 2]], f"the trace names the pairs' members ({got})")
+    rc = loom_trace.races(ranks)
+    check(not rc.get("races") and not rc.get("unordered") and sum(rc.get("intervals", {}).values()) > 6 * sweeps,
+          f"the race report follows the pair barriers to the end and finds no race ({len(rc.get('races', []))} races, "
+          f"stuck at {rc.get('unordered')}, {rc.get('runs')} byte runs)")
+    one = predict(pt, "--platform", plat, "--ranks-per-host", "3", "--window", "2:3")
+    far = predict(pt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--window", "2:3")
+    check(one is not None and far is not None and far["hosts"] == 3, "loom predict replays a trace with barriers of a subset")
+    if one and far:
+        lat = json.load(open(os.path.join(NETS, "fast_ethernet_tcp.json")))["between_hosts"]["latency_us"] * 1e-6
+        waits = {r["rank"]: r["window"]["barrier_s"] for r in far["per_rank"]}
+        check(all(waits[k] >= sweeps * lat for k in (0, 2)) and waits[1] >= 2 * sweeps * lat * 0.5
+              and far["predicted_window_s"] > one["predicted_window_s"],
+              f"across 3 hosts every pair barrier waits for its signal ({waits} s; {sweeps} sweeps, latency "
+              f"{lat * 1e6:.0f} us; window {far['predicted_window_s']:.4f} s against {one['predicted_window_s']:.4f} "
+              f"on one host)")
 
 if failures:
     print(f"model_test: {len(failures)} failed")

@@ -8,10 +8,15 @@
  *   split       rank 0 writes a word between its loom_barrier_arrive and
  *               loom_barrier_wait (its fuzzy region), rank 1 writes the
  *               same word before its arrive
+ *   subset      rank 1 writes a word, then the evens and the odds each pass
+ *               a barrier of their own (loom_barrier_subset), then rank 0
+ *               writes it: no barrier orders ranks 0 and 1
  * Race-free counterparts (the report must be empty):
  *   disjoint    rank 0 writes bytes [0, 60), rank 1 [60, 160) of one page
  *   locked      both ranks add to the counter under lock 1
  *   ordered     rank 0 writes the word, a barrier, rank 1 writes it
+ *   pair        rank 1 writes the word, ranks 0 and 1 pass a barrier of
+ *               the two (the others none), rank 0 writes it
  *   handoff     rank 0 writes under lock 2, rank 1 waits for its flag
  *               under lock 2 and then writes the same words without it */
 #include <string.h>
@@ -48,6 +53,16 @@ int main(int argc, char** argv) {
     CHECK_OK(loom_barrier_arrive(NULL, 0));
     if (r == 0) *word = 8;
     CHECK_OK(loom_barrier_wait());
+  } else if (!strcmp(mode, "subset")) {
+    int group[64], g = 0;
+    for (int q = r % 2; q < loom_nranks() && g < 64; q += 2) group[g++] = q;
+    if (r == 1) *word = 5;
+    CHECK_OK(loom_barrier_subset(group, g));
+    if (r == 0) *word = 6;
+  } else if (!strcmp(mode, "pair")) {
+    if (r == 1) *word = 5;
+    if (r <= 1) CHECK_OK(loom_barrier_subset((int[]){1, 0}, 2)); /* (listed in any order) */
+    if (r == 0) *word = 6;
   } else if (!strcmp(mode, "ordered")) {
     if (r == 0) *word = 1;
     CHECK_OK(loom_barrier());
@@ -67,7 +82,7 @@ int main(int argc, char** argv) {
       memset(page, 4, 256);
     }
   } else {
-    fprintf(stderr, "usage: races word|bytes|nolock|split|disjoint|locked|ordered|handoff\n");
+    fprintf(stderr, "usage: races word|bytes|nolock|split|subset|disjoint|locked|ordered|pair|handoff\n");
     CHECK(0);
   }
   CHECK_OK(loom_barrier());

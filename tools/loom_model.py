@@ -33,6 +33,13 @@ FAULT, BARRIER, LOCK, UNLOCK, DIFF, ATOMIC, ALLOC, FREE, ACQUIRE, CPU, SYNC, NOT
     1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 15, 18, 19
 CATEGORIES = ("compute", "fault", "barrier", "lock", "unlock", "atomic")
 REQUEST_BYTES = 64   # a request message (fault, lock, atomic, acknowledgement)
+
+
+def whole_barrier(x):
+    """A record that ends a barrier of every rank: loom_barrier, or the
+    wait of a split barrier without a member list (a subset's carries its
+    set's key in b: docs/TRACE.md)."""
+    return x[2] == BARRIER and x[3] != 1 and not x[6]
 COOL_MAX_EXP = 6     # src/sync.cpp kCoolMaxExp
 DIFF_HEADER = 32     # per diff message, and 8 bytes per run of changed bytes (MPI RMA: a put of an indexed type)
 PUT_RECORD_HEAD = 16  # requests (async, auto across hosts): a put record's head
@@ -567,7 +574,7 @@ def interval_compute(ops):
     got = [0.0]
     for o in ops:
         got[-1] += o.compute or 0.0
-        if o.kind == BARRIER and o.rec[3] != 1:
+        if whole_barrier(o.rec):
             got.append(0.0)
     return got
 
@@ -592,7 +599,7 @@ def take_interval_compute(ops, want, rank):
         if have[j] > 0:
             o.compute = (o.compute or 0.0) * want[j] / have[j]
         last = o
-        if o.kind == BARRIER and o.rec[3] != 1:
+        if whole_barrier(o.rec):
             if have[j] <= 0 < want[j]:
                 o.compute = want[j]  # none traced here: all of it before the interval's barrier
             j += 1
@@ -705,9 +712,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # rank has them alike.
     counts = {tuple(o.kind for _, o, _, _ in ops[k] if o.kind in (ALLOC, FREE)) for k in ops}
     collective = len(counts) == 1
-    bars = {sum(1 for _, o, _, _ in ops[k] if o.kind == BARRIER and o.rec[3] != 1) for k in ops}
+    bars = {sum(1 for _, o, _, _ in ops[k] if whole_barrier(o.rec)) for k in ops}
     if len(bars) != 1:
-        raise ValueError("the ranks took different numbers of barriers (barriers of a subset are not modelled)")
+        raise ValueError("the ranks took different numbers of barriers of every rank (not one run's trace?)")
     nbars = bars.pop()
     wins = [] if not window else [window] if isinstance(window[0], int) else list(window)
     for j, (wa, wb) in enumerate(wins):
@@ -728,7 +735,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         resets = [x[0] for x in r.recs if x[2] == RESET and x[4] == 0]
         if resets:
             fin = next(x for x in r.recs if x[2] == SYNC and x[3] == 1)
-            before = sum(1 for x in r.recs if x[2] == BARRIER and x[3] != 1 and x[4] == 0 and x[0] + x[1] <= resets[-1])
+            before = sum(1 for x in r.recs if whole_barrier(x) and x[4] == 0 and x[0] + x[1] <= resets[-1])
             region[r.rank] = (before, (fin[0] - resets[-1]) * 1e-9)
     if len(region) != n or len({b for b, _ in region.values()}) != 1:
         region = {}
@@ -752,7 +759,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         for k in ops:
             j = 0
             for i, o, _, _ in ops[k]:
-                if (o.kind == BARRIER and o.rec[3] != 1) or (o.kind in (ALLOC, FREE) and collective):
+                if whole_barrier(o.rec) or (o.kind in (ALLOC, FREE) and collective):
                     j += 1
                     got = pushes[k].get(i) if o.kind == BARRIER else None
                     comms = tuple(sorted((h, c) for h, c in (got or {}).items() if (h // rph) != (k // rph)))
@@ -1093,6 +1100,66 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         work(me, bar_us, "barrier")
         loom_until[me] = e.clock + pend[me]
 
+    # A subset's barrier (sync_group_arrive/wait in src/sync.cpp): each
+    # member's arrive signals every other member, across hosts with its
+    # knowledge of every rank in the same message (8 bytes a rank, up to
+    # 256 ranks); a member's wait ends when every other member's signal
+    # has come.  Its members are the ranks that recorded its set's key;
+    # the k-th barrier of a set is the k-th on each member.  What the wait
+    # costs beyond the signals: the calibrated barrier's own part (less
+    # its message's latency across hosts), as for a barrier of every rank.
+    members = lt.group_members(ranks)
+    subset_arrived = {}  # (key, number) -> {member: its arrive's time}
+    subset_sems = {}     # (key, number, member) -> a semaphore the others' arrives release
+    over_in = float(ins["barrier_us"])
+    over_net = max(0.0, float(net["barrier_us"]) - float(net["latency_us"]))
+    know_bytes = 8 * n if n <= 256 else 0
+
+    def subset_sem(key, m):
+        s = subset_sems.get(key + (m,))
+        if s is None:
+            s = subset_sems[key + (m,)] = sg.Semaphore(0)
+        return s
+
+    def subset_arrive(me, o):
+        x = o.rec
+        key = (x[6], x[5])
+        flush(me)
+        subset_arrived.setdefault(key, {})[me] = e.clock
+        for m in members[x[6]]:
+            if m != me:
+                if host_of(m) != host_of(me):
+                    t = sw(REQUEST_BYTES + know_bytes)  # each signal across hosts leaves in turn
+                    acct[me]["barrier"] += t
+                    sg.this_actor.sleep_for(t)
+                    subset_arrived[key][me] = e.clock
+                subset_sem(key, m).release()
+        loom_until[me] = e.clock
+
+    def subset_wait(me, o):
+        x = o.rec
+        key = (x[6], x[5])
+        flush(me)
+        t = e.clock
+        others = [m for m in members[x[6]] if m != me]
+        for _ in others:
+            subset_sem(key, me).acquire()
+        subset_sems.pop(key + (me,), None)
+        came = subset_arrived[key]
+        leave = e.clock
+        for m in others:
+            ha, hb = host_of(m), host_of(me)
+            lat, bw = route(ha, hb)
+            size = REQUEST_BYTES + know_bytes
+            leave = max(leave, came[m] + (lat + size / bw if ha != hb else 0.0))
+        if leave > e.clock:
+            sg.this_actor.sleep_for(leave - e.clock)
+        acct[me]["barrier"] += e.clock - t
+        if others:
+            work(me, over_net if any(host_of(m) != host_of(me) for m in others) else over_in, "barrier")
+        acquire(me, o, "barrier")
+        loom_until[me] = e.clock + pend[me]
+
     def pushed(me, got, j):
         """The barrier's page push (protocol/core.cpp): asked for before the
         agreement, the pages come from each home once it is complete, one
@@ -1186,7 +1253,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                     pend[me] += t
                     acct[me]["barrier"] += t
                     kept_by[me].clear()
-                if not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
+                if o.kind == BARRIER and x[6]:  # a subset's: its arrive signals, its wait acquires
+                    (subset_wait if x[3] == 2 else subset_arrive)(me, o)
+                elif not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
                     barrier(me)
                     if i in push_at[me]:
                         pushed(me, pushes[me][i], push_at[me][i])
@@ -1350,7 +1419,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         # The trace's own: leaving barrier A to leaving barrier B, the last rank's, on the global clock.
         ends = {}
         for r in ranks:
-            got = [x for x in r.recs if x[2] == BARRIER and x[3] != 1 and x[4] == 0]
+            got = [x for x in r.recs if whole_barrier(x) and x[4] == 0]
             for i in (wa, wb):
                 ends.setdefault(i, []).append(r.to_global(got[i - 1][0] + got[i - 1][1]))
         out["traced_window_s"] = (max(ends[wb]) - max(ends[wa])) * 1e-9
@@ -1358,7 +1427,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             k = row["rank"]
             row["window"] = {c + "_s": marks[k][wb][1].get(c, 0.0) - marks[k][wa][1].get(c, 0.0) for c in CATEGORIES}
     if len(wins) > 1:
-        got = {r.rank: [x for x in r.recs if x[2] == BARRIER and x[3] != 1 and x[4] == 0] for r in ranks}
+        got = {r.rank: [x for x in r.recs if whole_barrier(x) and x[4] == 0] for r in ranks}
         left = lambda i: max(r.to_global(got[r.rank][i - 1][0] + got[r.rank][i - 1][1]) for r in ranks)
         out["windows"] = [{"window": [wa, wb],
                            "predicted_s": max(marks[k][wb][0] for k in ops) - max(marks[k][wa][0] for k in ops),

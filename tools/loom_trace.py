@@ -170,6 +170,8 @@ def check(ranks):
                 errs.append(f"{q}: notice to rank {b >> 48} about page {a}")
             if ty in (7, 8) and (a + (b & ((1 << 56) - 1)) > pages or (b >> 56) not in KINDS):
                 errs.append(f"{q}: block of {b & ((1 << 56) - 1)} pages at page {a}, kind {b >> 56}, does not fit")
+            if ty == 2 and fl == 0 and b:
+                errs.append(f"{q}: a loom_barrier with a subset's key {b:#x}")
             if ty == 1 and fl not in (0, 1) or ty == 2 and fl not in (0, 1, 2) or ty == 3 and fl not in (0, 1):
                 errs.append(f"{q}: flags {fl} for {TYPES[ty]}")
         if r.dropped:
@@ -249,8 +251,8 @@ def args_of(r, x):
     t0, dur, ty, fl, th, a, b = x
     if ty == 1:
         return {"page": a, "address": hex(r.base + a * r.page), "home": b & 0xffff, "pages fetched": b >> 32}
-    if ty == 2:
-        return {"barrier": a}
+    if ty == 2:  # a subset's: its number among its set's barriers, and the set's key
+        return {"barrier": a, "subset key": hex(b)} if b else {"barrier": a}
     if ty in (3, 4):
         return {"lock": a}
     if ty == 5:
@@ -497,10 +499,10 @@ def summary(ranks):
                 locks[a][0] += 1
                 locks[a][1] += dur / 1e3
                 locks[a][2] = max(locks[a][2], dur / 1e3)
-            elif ty == 2 and fl in (0, 1):
-                arrivals[a][r.rank] = r.to_global(t0)
+            elif ty == 2 and fl in (0, 1):  # (a subset's barriers apart: by their set's key too)
+                arrivals[(b, a) if b else a][r.rank] = r.to_global(t0)
             if ty == 2 and fl in (0, 2):
-                exits[a][r.rank] = r.to_global(t0 + dur)
+                exits[(b, a) if b else a][r.rank] = r.to_global(t0 + dur)
             if ty == 2 and fl == 0:
                 whole[a][r.rank] = x
         inner[r.rank] = {t: sorted((x[0], x[0] + x[1], x[4]) for x in r.recs if x[2] == t) for t in (5, 9)}
@@ -748,8 +750,8 @@ def sync_events(r):
     life = defaultdict(int)  # page -> frees seen: a run is compared only with runs of the same block life
     for k, (t0, dur, ty, fl, th, a, b) in enumerate(r.recs):
         end = r.to_global(t0 + dur)
-        if ty == 2:
-            ev.append((("barrier", "arrive", "wait")[fl], a, end, k))
+        if ty == 2:  # a subset's barrier: keyed by its member set's key and its number among that set's
+            ev.append((("barrier", "arrive", "wait")[fl], (b, a) if b else a, end, k))
         elif ty == 3 and fl == 0:
             ev.append(("lock", (a, b), end, k))
         elif ty == 4:
@@ -763,11 +765,36 @@ def sync_events(r):
     return ev, runs
 
 
+def group_members(ranks):
+    """The member set of each subset barrier key in the trace (a barrier
+    record's b; docs/TRACE.md): the ranks that recorded it, since every
+    member enters each of its set's barriers."""
+    members = defaultdict(set)
+    for r in ranks:
+        for x in r.recs:
+            if x[2] == 2 and x[6]:
+                members[x[6]].add(r.rank)
+    return {k: sorted(v) for k, v in members.items()}
+
+
+def group_name(m):
+    """A member list for people: 0-3, 5, 7-8."""
+    out, i = [], 0
+    while i < len(m):
+        j = i
+        while j + 1 < len(m) and m[j + 1] == m[j] + 1:
+            j += 1
+        out.append(str(m[i]) if i == j else f"{m[i]}-{m[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
 def races(ranks):
     """Write-write races from the byte runs (LOOM_TRACE_RUNS=1), with vector
     clocks over the intervals between each rank's synchronization events:
-    a barrier (and a split barrier's arrive and wait) orders every rank's
-    intervals before it against every rank's after it; a lock's acquire is
+    a barrier (and a split barrier's arrive and wait) orders its members'
+    intervals before it against its members' after it (every rank's, but
+    for a subset's: group_members); a lock's acquire is
     ordered after the unlock that handed it over (the unlock on that lock
     whose hand-over value it got, the latest one before it in global time).
     Two runs of different ranks that overlap, in the same life of their
@@ -780,6 +807,10 @@ def races(ranks):
         return {"error": "this trace has no byte runs: run the program with LOOM_TRACE_RUNS=1 as well as LOOM_TRACE"}
     # Each lock event's releasing unlock: (rank, event index) or None.
     event_of = {(rk, e[3]): i for rk, ev in evs.items() for i, e in enumerate(ev)}
+    # A subset's barriers (loom_barrier_subset, loom_barrier_arrive with a
+    # list) wait for its members only: the ranks that recorded its key.
+    members = group_members(ranks)
+    needed = lambda key: len(members[key[0]]) if isinstance(key, tuple) else n
     src = {(rk, event_of[(rk, k)]): (u_rk, event_of[(u_rk, uk)])
            for (rk, k), (u_rk, uk) in handovers(ranks).items()}
     # The simulation: every rank advances through its events; a barrier
@@ -806,13 +837,13 @@ def races(ranks):
                 if kind in ("barrier", "arrive"):
                     arrived[(kind, key)][rk] = list(mine)
                     if kind == "barrier":
-                        if len(arrived[(kind, key)]) < n:
+                        if len(arrived[(kind, key)]) < needed(key):
                             break
                         for c in arrived[(kind, key)].values():
                             mine = merge(mine, c)
                 elif kind == "wait":
                     got = arrived[("arrive", key)]
-                    if len(got) < n:
+                    if len(got) < needed(key):
                         break
                     for c in got.values():
                         mine = merge(mine, c)
@@ -916,9 +947,11 @@ def races(ranks):
 
     def where(rk, iv):
         ev = evs[rk]
-        name = lambda e: (f"barrier {e[1]}" if e[0] == "barrier" else
-                          f"loom_barrier_arrive ({e[1]})" if e[0] == "arrive" else
-                          f"loom_barrier_wait ({e[1]})" if e[0] == "wait" else f"loom_{e[0]}({e[1][0]})")
+        def number(key):  # a subset's: its members, and its number among their barriers
+            return f"ranks {group_name(members[key[0]])}: {key[1]}" if isinstance(key, tuple) else key
+        name = lambda e: (f"barrier {number(e[1])}" if e[0] == "barrier" else
+                          f"loom_barrier_arrive ({number(e[1])})" if e[0] == "arrive" else
+                          f"loom_barrier_wait ({number(e[1])})" if e[0] == "wait" else f"loom_{e[0]}({e[1][0]})")
         after = name(ev[iv - 1]) if iv > 0 else "loom_init"
         before = name(ev[iv]) if iv < len(ev) else "loom_finalize"
         return {"rank": rk, "interval": iv, "after": after, "until": before}
