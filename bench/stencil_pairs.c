@@ -8,7 +8,12 @@
  * the pair barrier after it) and overwrites rows they read in it (ordered
  * by the same barrier), so the pairs order everything a sweep needs.
  *
- *   mpiexec -n N stencil_pairs [--n 1024] [--sweeps 200] [--full]
+ *   mpiexec -n N stencil_pairs [--n 1024] [--sweeps 200] [--full] [--active K]
+ *
+ * --active K: only ranks 0..K-1 hold rows and sweep (K >= 2; default every
+ * rank); the others wait in the barrier after the sweeps, or with --full
+ * pass every sweep's barrier without work.  Three ranks with K = 2 on a
+ * 2-core machine give each sweeping rank a core of its own.
  *
  * Prints the sweeps' time (leaving the full barrier before them to leaving
  * the one after them: barriers 2 and 3 of the trace, for `loom predict
@@ -59,13 +64,16 @@ int main(int argc, char** argv) {
   const int n = arg(argc, argv, "--n", 1024), sweeps = arg(argc, argv, "--sweeps", 200);
   int full = 0;
   for (int i = 1; i < argc; i++) full |= !strcmp(argv[i], "--full");
-  const int me = loom_rank(), N = loom_nranks();
-  if (n < 4 || sweeps < 1 || n < 2 * N) {
-    if (me == 0) fprintf(stderr, "stencil_pairs: --n %d --sweeps %d: need n >= 4, n >= 2 ranks, sweeps >= 1\n", n, sweeps);
+  const int me = loom_rank(), ranks = loom_nranks(), N = arg(argc, argv, "--active", ranks);
+  if (n < 4 || sweeps < 1 || n < 2 * N || N < 1 || N > ranks) {
+    if (me == 0)
+      fprintf(stderr, "stencil_pairs: --n %d --sweeps %d --active %d: need n >= 4, n >= 2 active ranks, sweeps >= 1, "
+              "1..%d active ranks\n", n, sweeps, N, ranks);
     loom_finalize();
     return 2;
   }
-  const int r0 = (int)((long)n * me / N), r1 = (int)((long)n * (me + 1) / N);
+  const int active = me < N;
+  const int r0 = active ? (int)((long)n * me / N) : n, r1 = active ? (int)((long)n * (me + 1) / N) : n;
   double *a = NULL, *b = NULL;
   OK(loom_alloc_collective((size_t)n * n * sizeof(double), (void**)&a));
   OK(loom_alloc_collective((size_t)n * n * sizeof(double), (void**)&b));
@@ -76,7 +84,7 @@ int main(int argc, char** argv) {
   OK(loom_barrier()); /* 2 */
   const double t0 = MPI_Wtime();
   double *x = a, *y = b;
-  for (int s = 0; s < sweeps; s++) {
+  for (int s = 0; s < sweeps && (active || full); s++) {
     sweep(x, y, n, r0, r1);
     if (full) {
       OK(loom_barrier());
@@ -106,8 +114,8 @@ int main(int argc, char** argv) {
       t = u;
     }
     valid = !memcmp(s, x, (size_t)n * n * sizeof(double));
-    printf("stencil_pairs: %s, n %d, %d sweeps, %d ranks: %.4f s, %s\n", full ? "full barriers" : "pair barriers", n,
-           sweeps, N, most, valid ? "result identical" : "RESULT DIFFERS");
+    printf("stencil_pairs: %s, n %d, %d sweeps, %d ranks (%d sweeping): %.4f s, %s\n",
+           full ? "full barriers" : "pair barriers", n, sweeps, ranks, N, most, valid ? "result identical" : "RESULT DIFFERS");
     free(s);
     free(t);
   }

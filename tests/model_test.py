@@ -600,6 +600,18 @@ if pairs:
               f"across 3 hosts every pair barrier waits for its signal ({waits} s; {sweeps} sweeps, latency "
               f"{lat * 1e6:.0f} us; window {far['predicted_window_s']:.4f} s against {one['predicted_window_s']:.4f} "
               f"on one host)")
+    # The barrier prefetch pushes at barriers of every rank only (the
+    # runtime's loom_barrier): planned over this trace, the sweeps' halo
+    # fetches stay fetches.
+    on = predict(pt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--window", "2:3",
+                 "--prefetch", "on")
+    if on:
+        f_on = sum(r["window"]["fault_s"] for r in on["per_rank"])
+        f_off = sum(r["window"]["fault_s"] for r in far["per_rank"])
+        check(f_on >= 0.8 * f_off > 0, f"no push at a pair barrier: the sweeps' faults {f_on:.4f} s with the planned "
+              f"prefetch, {f_off:.4f} s with the trace's")
+    else:
+        check(False, "--prefetch on replays the trace with pair barriers")
 
 if failures:
     print(f"model_test: {len(failures)} failed")

@@ -443,7 +443,7 @@ def plan_prefetch(ops, remote, unit, home_of):
                     late.add(q)
                 else:
                     forget(q)
-            if o.kind != BARRIER:
+            if not whole_barrier(x):  # (the runtime pushes at barriers of every rank only: loom_barrier)
                 continue
             # Which hot pages are due at this acquire (the runtime's hot_due):
             # read gap-before-last after their last fetch, one later if late.

@@ -7,15 +7,20 @@
 # rank (links unlimited); each trace predicted for 3 hosts on a platform
 # calibrated on this machine (PLAT: a paired run's directory with
 # platform_one_host.json and platform_h2_unlimited.json).  The modes
-# alternate round by round.  Run as root; results.txt and results.json
-# land beside this script.
+# alternate round by round.  Run as root; $OUT.txt and $OUT.jsonl (default
+# results) land beside this script.  N, SWEEPS, ACTIVE: the program's --n,
+# --sweeps, --active.
 set -e
 cd "$(dirname "$0")/../../../.."
 R=docs/results/issue17/subset
 PLAT=${PLAT:-docs/results/issue17/paired_bb12c4d}
 T=${TRACES:-/tmp/loom-subset}
 ROUNDS=${ROUNDS:-5}
-ARGS=${ARGS:---n 1024 --sweeps 200}
+N=${N:-256}
+SWEEPS=${SWEEPS:-400}
+ACTIVE=${ACTIVE:-3}   # ranks that sweep (3 ranks on this 2-core machine: ACTIVE=2 gives each a core)
+OUT=${OUT:-results}
+ARGS="--n $N --sweeps $SWEEPS --active $ACTIVE"
 B=$PWD/build/bench/stencil_pairs
 export MPIEXEC=$PWD/.venv/bin/mpiexec
 trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
@@ -26,12 +31,14 @@ scripts/cluster.sh up 3 >/dev/null
 : > $T/rows.txt
 for i in $(seq 1 $ROUNDS); do
   for mode in pairs full; do
-    flag=""
-    [ $mode = full ] && flag=--full
+    # The sweeps: from leaving full barrier 2 to leaving the one after them
+    # (3 with pairs; with --full each sweep's own barrier comes between).
+    flag="" window=2:3
+    [ $mode = full ] && flag=--full window=2:$((3 + SWEEPS))
     LOOM_TRACE=$T/$mode.$i LOOM_HOST_SHARE=0 $MPIEXEC -n 3 $B $ARGS $flag > $T/$mode.$i.traced.out
     scripts/cluster.sh run 3 1 -- $B $ARGS $flag > $T/$mode.$i.measured.out
     tools/loom predict $T/$mode.$i --hosts 3 --platform $PLAT/platform_one_host.json \
-      --platform $PLAT/platform_h2_unlimited.json --window 2:3 --json 2>/dev/null > $T/$mode.$i.predict.json
+      --platform $PLAT/platform_h2_unlimited.json --window $window --json 2>/dev/null > $T/$mode.$i.predict.json
     python3 - "$mode" "$i" "$T" >> $T/rows.txt <<'PY'
 import json, re, sys
 mode, i, T = sys.argv[1:4]
@@ -44,7 +51,7 @@ PY
     tail -1 $T/rows.txt
   done
 done
-python3 - "$T/rows.txt" > $R/results.txt <<'PY'
+python3 - "$T/rows.txt" > $R/$OUT.txt <<'PY'
 import json, statistics as st, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 print("| mode | measured s (each round) | predicted s (each round) | median measured | median predicted | error |")
@@ -59,5 +66,5 @@ for mode in ("pairs", "full"):
     print(f"| {mode} | {ms} | {ps} | {m:.3f} | {p:.3f} | {100 * (p - m) / m:+.1f}% |")
 print(f"\npairs / full: measured {med['pairs'][0] / med['full'][0]:.3f}, predicted {med['pairs'][1] / med['full'][1]:.3f}")
 PY
-cp $T/rows.txt $R/results.jsonl
-cat $R/results.txt
+cp $T/rows.txt $R/$OUT.jsonl
+cat $R/$OUT.txt
