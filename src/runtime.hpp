@@ -135,10 +135,11 @@ inline void spin_until(F&& done) {
   rt.tp.app_waits(true);
   const double started = now();
   SpinPhase phase(rt.cfg.spin);
+  IdlePace pace(rt.tp.cores_taken());
   for (int spins = 0; !done();) {
     rt.tp.serve_while_waiting();
     if (phase.keep()) cpu_relax();
-    else sched_yield();
+    else pace.idle();
     if ((++spins & 255) == 0) watchdog_poll(started);
   }
   rt.tp.app_waits(false);
@@ -157,10 +158,11 @@ inline void spin_until_unlocked(F&& done) {
   rt.tp.app_waits(true);
   const double started = now();
   SpinPhase phase(rt.cfg.spin);
+  IdlePace pace(rt.tp.cores_taken());
   for (int spins = 0;;) {
     ++spins;
     if (phase.keep()) cpu_relax();
-    else sched_yield();
+    else pace.idle();
     // A poll touches no page: it leaves the fetches other threads make
     // without the lock alone, and the wait's end dooms them (threads.hpp).
     rank_lock_retake_quiet(depth);

@@ -11,8 +11,11 @@
 // for MPI_Barrier, 62 us with no spin at all.  So the phase ends after
 // LOOM_SPIN polls or LOOM_SPIN x 50 ns, whichever comes first.
 #pragma once
+#include <sched.h>
+#include <sys/prctl.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace loom {
@@ -38,6 +41,59 @@ class SpinPhase {
   }
   int left_;
   int64_t until_;
+};
+
+// What a wait loop does between polls once its spin phase is over.  On a
+// host whose cores are all taken (more ranks share them than there are
+// cores: the tests' 3-4 ranks on 2 cores, the emulated hosts of one
+// machine), a yield-poll keeps its rank runnable beside ranks that compute,
+// and the scheduler gives it its share of their cores: a rank waiting in a
+// barrier across hosts took half a core from the two that computed
+// (bench/stencil_pairs, 3 ranks, 2 sweeping).  It also comes back late: a
+// yield next to a computing thread hands it the core for its slice.  So
+// there, a wait that has yielded for kYieldNs naps instead, 10 us doubling
+// to kNapMaxNs, with a 1 us timer slack while it naps (the thread's own
+// slack again when the wait ends); a thread woken from a nap preempts a
+// computing one.  Elsewhere, and in the first kYieldNs of every wait, it
+// yields as before.
+class IdlePace {
+ public:
+  static constexpr int64_t kYieldNs = 4000000, kNapMinNs = 10000, kNapMaxNs = 50000;
+  explicit IdlePace(bool naps) : naps_(naps) {}
+  IdlePace(const IdlePace&) = delete;
+  IdlePace& operator=(const IdlePace&) = delete;
+  ~IdlePace() {
+    if (slack_ >= 0) prctl(PR_SET_TIMERSLACK, (unsigned long)slack_, 0, 0, 0);
+  }
+  void idle() {
+    if (!naps_) {
+      sched_yield();
+      return;
+    }
+    const int64_t t = mono();
+    if (!since_) since_ = t;
+    if (t - since_ < kYieldNs) {
+      sched_yield();
+      return;
+    }
+    if (slack_ < 0) {
+      slack_ = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+      if (slack_ >= 0) prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    }
+    timespec ts{0, (long)nap_};
+    nanosleep(&ts, nullptr);
+    nap_ = std::min(2 * nap_, kNapMaxNs);
+  }
+
+ private:
+  static int64_t mono() {
+    timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+  }
+  bool naps_;
+  int64_t since_ = 0, nap_ = kNapMinNs;
+  long slack_ = -1;
 };
 
 }  // namespace loom

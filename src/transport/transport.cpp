@@ -74,6 +74,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
   // Which peers are mapped, and whether the two-sided path may run: one
   // agreement (any rank's unmapped peer; the lowest thread level).
   const bool local_remote = direct_->map_peers(comm_, data_fd_, meta_fd_, opt.local_map);
+  cores_taken_ = direct_->cores() > 0 && direct_->core_sharers() > direct_->cores();  // (unknown cores: not judged)
   int level = 0;
   MPI_Query_thread(&level);
   int mine[2] = {local_remote ? 1 : 0, -level}, all[2] = {0, 0};

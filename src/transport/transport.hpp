@@ -317,6 +317,10 @@ class Transport {
   void app_waits(bool w) {
     if (far_) far_waits(w);
   }
+  // Whether more ranks share this rank's cores than there are cores
+  // (cores.hpp, judged at init): Loom's wait loops nap there once they
+  // have yielded a while (spin.hpp, IdlePace).
+  bool cores_taken() const { return cores_taken_; }
   // The MPI library's non-blocking allreduce (MPI_BOR) of one int over every
   // rank; *out is valid once test() says the request is complete.
   void iallreduce_or(const int* in, int* out, MPI_Request* rq);
@@ -381,6 +385,7 @@ class Transport {
   // ends without loom_finalize must not run MPI or join threads from a
   // static destructor (hence no unique_ptr).
   DirectPath* direct_ = nullptr;
+  bool cores_taken_ = false;
   MpiRmaPath* rma_ = nullptr;
   MpiRmaPath* fetch_ = nullptr;  // async: the Data window that gets read through
   AsyncPath* async_ = nullptr;
