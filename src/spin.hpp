@@ -20,25 +20,27 @@
 
 namespace loom {
 
+// The monotonic clock in ns (a read from the vDSO: ~20 ns).
+inline int64_t spin_mono_ns() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 class SpinPhase {
  public:
   static constexpr int64_t kPollNs = 50;  // what LOOM_SPIN's polls are counted in
-  explicit SpinPhase(int spin) : left_(spin), until_(spin > 0 ? mono() + kPollNs * spin : 0) {}
+  explicit SpinPhase(int spin) : left_(spin), until_(spin > 0 ? spin_mono_ns() + kPollNs * spin : 0) {}
   // Whether this poll may keep the core (else the caller yields it).
   bool keep() {
     if (left_ <= 0) return false;
     --left_;
-    if (mono() <= until_) return true;  // (a read of the clock: ~20 ns, from the vDSO)
+    if (spin_mono_ns() <= until_) return true;  // (a read of the clock: ~20 ns, from the vDSO)
     left_ = 0;
     return false;
   }
 
  private:
-  static int64_t mono() {
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-  }
   int left_;
   int64_t until_;
 };
@@ -55,7 +57,10 @@ class SpinPhase {
 // to kNapMaxNs, with a 1 us timer slack while it naps (the thread's own
 // slack again when the wait ends); a thread woken from a nap preempts a
 // computing one.  Elsewhere, and in the first kYieldNs of every wait, it
-// yields as before.
+// yields as before.  Why 4 ms and 50 us: after 1 ms, with naps of up to
+// 100 us, programs whose ranks all compute (4 on 2 cores) leaned 8-11%
+// slower, their waits that long mostly a rank descheduled for a slice
+// (1.5-3 ms) and ended late by a nap (docs/results/issue10/idle_naps/).
 class IdlePace {
  public:
   static constexpr int64_t kYieldNs = 4000000, kNapMinNs = 10000, kNapMaxNs = 50000;
@@ -70,7 +75,7 @@ class IdlePace {
       sched_yield();
       return;
     }
-    const int64_t t = mono();
+    const int64_t t = spin_mono_ns();
     if (!since_) since_ = t;
     if (t - since_ < kYieldNs) {
       sched_yield();
@@ -86,11 +91,6 @@ class IdlePace {
   }
 
  private:
-  static int64_t mono() {
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-  }
   bool naps_;
   int64_t since_ = 0, nap_ = kNapMinNs;
   long slack_ = -1;
