@@ -33,6 +33,9 @@ FAULT, BARRIER, LOCK, UNLOCK, DIFF, ATOMIC, ALLOC, FREE, ACQUIRE, CPU, SYNC, NOT
     1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 15, 18, 19
 CATEGORIES = ("compute", "fault", "barrier", "lock", "unlock", "atomic")
 REQUEST_BYTES = 64   # a request message (fault, lock, atomic, acknowledgement)
+COOL_MAX_EXP = 6     # src/sync.cpp kCoolMaxExp
+DIFF_HEADER = 32     # per diff message, and 8 bytes per run of changed bytes (MPI RMA: a put of an indexed type)
+PUT_RECORD_HEAD = 16  # requests (async, auto across hosts): a put record's head
 
 
 def whole_barrier(x):
@@ -40,9 +43,6 @@ def whole_barrier(x):
     wait of a split barrier without a member list (a subset's carries its
     set's key in b: docs/TRACE.md)."""
     return x[2] == BARRIER and x[3] != 1 and not x[6]
-COOL_MAX_EXP = 6     # src/sync.cpp kCoolMaxExp
-DIFF_HEADER = 32     # per diff message, and 8 bytes per run of changed bytes (MPI RMA: a put of an indexed type)
-PUT_RECORD_HEAD = 16  # requests (async, auto across hosts): a put record's head
 
 
 def import_simgrid():
@@ -1113,7 +1113,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     subset_sems = {}     # (key, number, member) -> a semaphore the others' arrives release
     over_in = float(ins["barrier_us"])
     over_net = max(0.0, float(net["barrier_us"]) - float(net["latency_us"]))
-    know_bytes = 8 * n if n <= 256 else 0
+    signal_bytes = REQUEST_BYTES + (8 * n if n <= 256 else 0)
 
     def subset_sem(key, m):
         s = subset_sems.get(key + (m,))
@@ -1129,7 +1129,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         for m in members[x[6]]:
             if m != me:
                 if host_of(m) != host_of(me):
-                    t = sw(REQUEST_BYTES + know_bytes)  # each signal across hosts leaves in turn
+                    t = sw(signal_bytes)  # each signal across hosts leaves in turn
                     acct[me]["barrier"] += t
                     sg.this_actor.sleep_for(t)
                     subset_arrived[key][me] = e.clock
@@ -1150,8 +1150,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         for m in others:
             ha, hb = host_of(m), host_of(me)
             lat, bw = route(ha, hb)
-            size = REQUEST_BYTES + know_bytes
-            leave = max(leave, came[m] + (lat + size / bw if ha != hb else 0.0))
+            leave = max(leave, came[m] + (lat + signal_bytes / bw if ha != hb else 0.0))
         if leave > e.clock:
             sg.this_actor.sleep_for(leave - e.clock)
         acct[me]["barrier"] += e.clock - t
