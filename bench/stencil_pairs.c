@@ -17,8 +17,9 @@
  *
  * Prints the sweeps' time (leaving the full barrier before them to leaving
  * the one after them: barriers 2 and 3 of the trace, for `loom predict
- * --window 2:3`), and checks the grid against a sequential run bit for bit
- * (exit 1 if it differs).  The model's subset barriers are validated with
+ * --window 2:3`) and the pages the barrier prefetch brought (summed over
+ * the ranks, and how many were read), and checks the grid against a
+ * sequential run bit for bit (exit 1 if it differs).  The model's subset barriers are validated with
  * it (docs/MODEL.md, "Barriers of a subset"). */
 #include <mpi.h>
 #include <stdio.h>
@@ -101,6 +102,13 @@ int main(int argc, char** argv) {
   OK(loom_barrier()); /* 3 */
   double took = MPI_Wtime() - t0, most = 0;
   MPI_Allreduce(&took, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  /* Pages the barriers brought because the ranks kept reading them (the
+   * barrier prefetch: a push at barriers of every rank across hosts, gets
+   * at a subset's wait), and how many of them were read. */
+  loom_stats_t st;
+  OK(loom_stats_get(&st));
+  unsigned long long mine[2] = {st.prefetched, st.prefetch_used}, all[2] = {0, 0};
+  MPI_Reduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   int valid = 1;
   if (me == 0) {
     double* s = (double*)calloc((size_t)n * n, sizeof(double));
@@ -114,8 +122,9 @@ int main(int argc, char** argv) {
       t = u;
     }
     valid = !memcmp(s, x, (size_t)n * n * sizeof(double));
-    printf("stencil_pairs: %s, n %d, %d sweeps, %d ranks (%d sweeping): %.4f s, %s\n",
-           full ? "full barriers" : "pair barriers", n, sweeps, ranks, N, most, valid ? "result identical" : "RESULT DIFFERS");
+    printf("stencil_pairs: %s, n %d, %d sweeps, %d ranks (%d sweeping): %.4f s, %s; %llu pages prefetched, %llu read\n",
+           full ? "full barriers" : "pair barriers", n, sweeps, ranks, N, most, valid ? "result identical" : "RESULT DIFFERS",
+           all[0], all[1]);
     free(s);
     free(t);
   }

@@ -477,7 +477,7 @@ Status barrier_wait(const char* fn) {
   double t0 = stat_now();
   const uint64_t tt = trace_on() ? trace_now() : 0;
   sync_group_wait(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size());
-  proto_acquire();
+  proto_acquire(!rt.shared && !rt.tp.all_direct() && proto_wants_prefetch());
   rt.sync.barrier_pending = false;
   rt.st.s.barriers++;
   rt.st.s.t_barrier += stat_now() - t0;

@@ -367,7 +367,7 @@ def plan_prefetch(ops, remote, unit, home_of):
     make_readable) run over the trace's fetches.  The trace comes from ranks
     that map each other (no prefetch in it), so every read of a page after
     it was dropped is a fetch in it.  Returns ({index of a barrier op: {home:
-    pages pushed to this rank in it}}, {index of a fault op whose pages came
+    pages pushed to this rank in it, or got after a subset's wait}}, {index of a fault op whose pages came
     with the barrier before it}, how many pushed pages were read).  remote(home) says whether a home is on
     another host in the prediction, home_of(page) its home where this
     rank's faults never fetched it (a fetch's window is one home's pages,
@@ -443,7 +443,10 @@ def plan_prefetch(ops, remote, unit, home_of):
                     late.add(q)
                 else:
                     forget(q)
-            if not whole_barrier(x):  # (the runtime pushes at barriers of every rank only: loom_barrier)
+            # The runtime pushes at barriers of every rank (loom_barrier);
+            # a subset's wait gets the due pages instead, after its acquire
+            # (prefetch_hot, one get a home's run of pages).
+            if not whole_barrier(x) and not (x[6] and x[3] == 2):
                 continue
             # Which hot pages are due at this acquire (the runtime's hot_due):
             # read gap-before-last after their last fetch, one later if late.
@@ -1200,6 +1203,31 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     seen_net = defaultdict(set)
     colds = {"fetches": 0}
 
+    def fetch(me, home, fetched, page, cat):
+        """A fetch across hosts of `fetched` pages from `home` (page: the
+        first, for the cold window): the request (small: its route's time),
+        then the pages back through the links."""
+        a = acct[me]
+        work(me, fetch_net[0] + (fetched - 1) * fetch_net[1], cat)
+        if cold_net and page is not None and first_fetch(seen_net[me], page, cold_unit):
+            work(me, fetched * cold_net, cat)
+            colds["fetches"] += 1
+        ha, hb = host_of(me), host_of(home)
+        lat, bw = route(ha, hb)
+        size = fetched * page_size
+        pre = sw(REQUEST_BYTES) + lat + REQUEST_BYTES / bw + sw(size)
+        a[cat] += pre
+        flush(me, pre)
+        w = serve_wait(me, home, e.clock - sw(size))
+        if w:
+            sg.this_actor.sleep_for(w)
+            a[cat] += w
+        t = e.clock
+        until = throttle(hb, ha, size, t)
+        sg.Comm.sendto(hobj[hb], hobj[ha], size)
+        after_bucket(until)
+        a[cat] += e.clock - t
+
     note = lt.Progress("loom predict")
     first = min(ops) if ops else 0
 
@@ -1218,28 +1246,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 work(me, fus, "fault")
             x = o.rec
             if o.kind == FAULT:
-                # A fetch across hosts: the request (small: its route's
-                # time), then the pages back through the links.
                 home, fetched = x[6] & 0xffff, x[6] >> 32
-                work(me, fetch_net[0] + (fetched - 1) * fetch_net[1], "fault")
-                if cold_net and first_fetch(seen_net[me], x[5], cold_unit):
-                    work(me, fetched * cold_net, "fault")
-                    colds["fetches"] += 1
-                ha, hb = host_of(me), host_of(home)
-                lat, bw = route(ha, hb)
-                size = fetched * page_size
-                pre = sw(REQUEST_BYTES) + lat + REQUEST_BYTES / bw + sw(size)
-                a["fault"] += pre
-                flush(me, pre)
-                w = serve_wait(me, home, e.clock - sw(size))
-                if w:
-                    sg.this_actor.sleep_for(w)
-                    a["fault"] += w
-                t = e.clock
-                until = throttle(hb, ha, size, t)
-                sg.Comm.sendto(hobj[hb], hobj[ha], size)
-                after_bucket(until)
-                a["fault"] += e.clock - t
+                fetch(me, home, fetched, x[5], "fault")
             elif o.kind == BARRIER or (o.kind in (ALLOC, FREE) and collective):
                 release(me, o, "barrier")
                 if kept_by[me]:
@@ -1254,6 +1262,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                     kept_by[me].clear()
                 if o.kind == BARRIER and x[6]:  # a subset's: its arrive signals, its wait acquires
                     (subset_wait if x[3] == 2 else subset_arrive)(me, o)
+                    for h, got in sorted(pushes[me].get(i, {}).items()) if x[3] == 2 else ():
+                        if host_of(h) != host_of(me):  # the wait's gets of due pages, one home after another
+                            fetch(me, h, got, None, "barrier")
+                            loom_until[me] = e.clock + pend[me]
                 elif not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
                     barrier(me)
                     if i in push_at[me]:

@@ -26,7 +26,7 @@ stencil() {  # label, launcher...
         [ $m = full ] && flag=--full
         if [ $lib = old ]; then out=$(LD_LIBRARY_PATH=$OLD "$@" $B --n 512 --sweeps 2000 --active 2 $flag)
         else out=$("$@" $B --n 512 --sweeps 2000 --active 2 $flag); fi
-        echo "$label $lib $m $(echo "$out" | sed -n 's/.*: \([0-9.]*\) s, result identical/\1/p')" | tee -a $R/stencil.txt
+        echo "$label $lib $m $(echo "$out" | sed -n 's/.*: \([0-9.]*\) s, result identical.*/\1/p')" | tee -a $R/stencil.txt
       done
     done
   done
