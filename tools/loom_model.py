@@ -360,14 +360,15 @@ config_value = lt.config_value
 first_fetch = lt.first_fetch
 
 
-def plan_prefetch(ops, remote, unit, home_of):
+def plan_prefetch(ops, remote, unit, home_of, members=None):
     """What the barrier prefetch (LOOM_PREFETCH=1, HLRC pages homed on
     another host) would have done in this rank's run: the gap rule of
     protocol/core.cpp (note_fetched, hot_due, retire_prefetched,
     make_readable) run over the trace's fetches.  The trace comes from ranks
     that map each other (no prefetch in it), so every read of a page after
     it was dropped is a fetch in it.  Returns ({index of a barrier op: {home:
-    pages pushed to this rank in it, or got after a subset's wait}}, {index of a fault op whose pages came
+    pages pushed to this rank in it (at a subset's wait, from its members
+    only: members maps a subset's key to them)}}, {index of a fault op whose pages came
     with the barrier before it}, how many pushed pages were read).  remote(home) says whether a home is on
     another host in the prediction, home_of(page) its home where this
     rank's faults never fetched it (a fetch's window is one home's pages,
@@ -443,10 +444,12 @@ def plan_prefetch(ops, remote, unit, home_of):
                     late.add(q)
                 else:
                     forget(q)
-            # The runtime pushes at barriers of every rank (loom_barrier);
-            # a subset's wait gets the due pages instead, after its acquire
-            # (prefetch_hot, one get a home's run of pages).
-            if not whole_barrier(x) and not (x[6] and x[3] == 2):
+            # The runtime pushes at barriers of every rank (loom_barrier),
+            # and at a subset's the pages homed on its members
+            # (proto_subset_ask: its asks go at the arrive, its pages come
+            # after the wait).
+            subset = x[6] and x[3] == 2
+            if not whole_barrier(x) and not subset:
                 continue
             # Which hot pages are due at this acquire (the runtime's hot_due):
             # read gap-before-last after their last fetch, one later if late.
@@ -464,6 +467,9 @@ def plan_prefetch(ops, remote, unit, home_of):
                     lt_ = 1 if q in late else 0
                 if at1 - f == gap2.get(q, 0) + lt_:
                     want.append(q)
+            if subset:
+                mem = set((members or {}).get(x[6], ()))
+                want = [q for q in want if fetched_from.get(q, home_of(q)) in mem]
             want.sort()
             if want:
                 got = defaultdict(int)
@@ -509,6 +515,7 @@ class Prep:
         self.cold_in = float(ins.get("fetch_cold_page_us") or 0)
         self.cold_unit = cold_unit
         self.seen = set()
+        self.members = {}  # a subset's key -> its members (lt.group_members)
 
     def local_fault_us(self, me, x, hit):
         """A fault's CPU work (us) when it stays inside the rank's host;
@@ -535,7 +542,7 @@ class Prep:
         if self.unit:
             remote = {h: (h // rph) != (me // rph) for h in range(r.nranks)}
             pushes, hits, used = plan_prefetch(ops, remote.get, self.unit,
-                                               lambda q, get=self.page_home.get: get(q, 0))
+                                               lambda q, get=self.page_home.get: get(q, 0), self.members)
         if self.recorded:
             # A trace whose ranks did not map each other has its barriers'
             # prefetches in it (prefetch records inside the barrier): their
@@ -706,8 +713,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     ops, traced, pushes, hits, used = {}, {}, {}, {}, {}
     if compute_of is not None and len(compute_of) != n:
         raise ValueError(f"the trace of --compute-of has {len(compute_of)} ranks, the replayed trace {n}")
-    for r, got in zip(ranks, prepare(Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit,
-                                          recorded, compute_of))):
+    prep = Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit, recorded, compute_of)
+    prep.members = lt.group_members(ranks)
+    for r, got in zip(ranks, prepare(prep)):
         ops[r.rank], traced[r.rank], pushes[r.rank], hits[r.rank], used[r.rank] = got
     if prefetch != "on" and any(pushes.values()):
         prefetch = "trace"
@@ -1196,6 +1204,23 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         work(me, sum(s for _, s in comms) / memcpy, "barrier")  # the pages into their slots
         loom_until[me] = e.clock + pend[me]
 
+    def subset_pushed(me, got):
+        """A subset's push (proto_subset_ask): asked for at the arrive, the
+        pages come from each member homing them once its wait has every
+        signal (about when this rank's has), one message a home."""
+        comms = [(h, n * page_size) for h, n in got.items() if host_of(h) != host_of(me)]
+        if not comms:
+            return
+        t = e.clock + pend[me]
+        start = t + max(sw(s) for _, s in comms)
+        until = max(throttle(host_of(h), host_of(me), s, start) for h, s in comms)
+        flush(me, start - t)
+        sg.Comm.wait_all([sg.Comm.sendto_async(hobj[host_of(h)], hobj[host_of(me)], s) for h, s in comms])
+        after_bucket(until)
+        acct[me]["barrier"] += e.clock - t
+        work(me, sum(s for _, s in comms) / memcpy, "barrier")  # the pages into their slots
+        loom_until[me] = e.clock + pend[me]
+
     fetch_net = (float(net["fetch_overhead_us"]), float(net.get("fetch_extra_page_us", 0)))
     if burst > 0:
         fetch_net = fetch_without_bucket(net, fetch_net, sw)
@@ -1262,10 +1287,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                     kept_by[me].clear()
                 if o.kind == BARRIER and x[6]:  # a subset's: its arrive signals, its wait acquires
                     (subset_wait if x[3] == 2 else subset_arrive)(me, o)
-                    for h, got in sorted(pushes[me].get(i, {}).items()) if x[3] == 2 else ():
-                        if host_of(h) != host_of(me):  # the wait's gets of due pages, one home after another
-                            fetch(me, h, got, None, "barrier")
-                            loom_until[me] = e.clock + pend[me]
+                    if x[3] == 2 and pushes[me].get(i):
+                        subset_pushed(me, pushes[me][i])
                 elif not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
                     barrier(me)
                     if i in push_at[me]:
