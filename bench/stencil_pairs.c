@@ -103,8 +103,8 @@ int main(int argc, char** argv) {
   double took = MPI_Wtime() - t0, most = 0;
   MPI_Allreduce(&took, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   /* Pages the barriers brought because the ranks kept reading them (the
-   * barrier prefetch: a push at barriers of every rank across hosts, gets
-   * at a subset's wait), and how many of them were read. */
+   * barrier prefetch: a push at barriers of every rank across hosts), and
+   * how many of them were read. */
   loom_stats_t st;
   OK(loom_stats_get(&st));
   unsigned long long mine[2] = {st.prefetched, st.prefetch_used}, all[2] = {0, 0};

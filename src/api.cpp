@@ -456,27 +456,14 @@ Status group_of(const int* ranks, int n, const char* fn, std::vector<int>* out) 
   return Status::ok();
 }
 
-// serves: the wait follows at once (loom_barrier_subset), so this rank
-// may serve its members' page pushes in it (core.cpp, a subset's push).
-Status barrier_arrive(const int* ranks, int n, const char* fn, bool serves = false) {
+Status barrier_arrive(const int* ranks, int n, const char* fn) {
   if (rt.sync.barrier_pending)
     return fail(LOOM_ERR_BUSY, "%s: this rank has arrived at a split barrier already; call loom_barrier_wait first", fn);
   LOOM_TRY(group_of(ranks, n, fn, &rt.sync.pending_group));
   double t0 = stat_now();
   const uint64_t tt = trace_on() ? (trace_sync_point(true), trace_now()) : 0;
   proto_release();
-  const int* group = rt.sync.pending_group.data();
-  const int members = (int)rt.sync.pending_group.size();
-  rt.sync.pending_push = proto_subset_push_used(members);
-  rt.sync.pending_serves = serves;
-  if (rt.sync.pending_push) {
-    static std::vector<uint64_t>& bits = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
-    bits.resize((size_t)members);
-    proto_subset_ask(group, members, serves, bits.data());
-    sync_group_arrive(group, members, bits.data());
-  } else {
-    sync_group_arrive(group, members);
-  }
+  sync_group_arrive(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size());
   rt.sync.barrier_pending = true;
   rt.st.s.t_barrier += stat_now() - t0;
   if (trace_on())
@@ -489,16 +476,7 @@ Status barrier_wait(const char* fn) {
   if (!rt.sync.barrier_pending) return fail(LOOM_ERR_BUSY, "%s: no split barrier is pending (call loom_barrier_arrive)", fn);
   double t0 = stat_now();
   const uint64_t tt = trace_on() ? trace_now() : 0;
-  const int* group = rt.sync.pending_group.data();
-  const int members = (int)rt.sync.pending_group.size();
-  if (rt.sync.pending_push) {
-    static std::vector<uint64_t>& seen = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
-    seen.assign((size_t)members, 0);
-    sync_group_wait(group, members, seen.data());
-    proto_subset_exchange(group, members, seen.data(), rt.sync.pending_serves);
-  } else {
-    sync_group_wait(group, members);
-  }
+  sync_group_wait(rt.sync.pending_group.data(), (int)rt.sync.pending_group.size());
   proto_acquire();
   rt.sync.barrier_pending = false;
   rt.st.s.barriers++;
@@ -920,7 +898,7 @@ loom_status_t loom_barrier_wait(void) {
 loom_status_t loom_barrier_subset(const int* ranks, int n) {
   REQUIRE_INIT();
   REQUIRE_NOT_SERIAL("loom_barrier_subset");
-  Status s = barrier_arrive(ranks, n, "loom_barrier_subset", true);
+  Status s = barrier_arrive(ranks, n, "loom_barrier_subset");
   if (!s.is_ok()) return s.code();
   return ret(barrier_wait("loom_barrier_subset"));
 }

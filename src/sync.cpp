@@ -554,7 +554,7 @@ std::vector<uint64_t>& know_mine() {
 }
 }  // namespace
 
-void sync_group_arrive(const int* ranks, int n, const uint64_t* bits) {
+void sync_group_arrive(const int* ranks, int n) {
   sync_give_up_kept();
   rt.tp.settle_lock_releases();
   if (split_by_mpi(n)) {
@@ -569,15 +569,14 @@ void sync_group_arrive(const int* ranks, int n, const uint64_t* bits) {
   for (int i = 0; i < n; i++) {
     int j = ranks[i];
     if (j == rt.rank) continue;
-    const uint64_t c = ++rt.sync.pair_count[j];
+    uint64_t c = ++rt.sync.pair_count[j];
     const uint64_t off = rt.meta.barrier + pair_word(rt.rank) * 8;
-    const uint64_t v = c << kSigCountShift | (bits ? bits[i] & ((1ull << kSigCountShift) - 1) : 0);
-    if (hand) rt.tp.signal_words(j, off, v, know_slot(rt.rank, c), know_mine().data(), (size_t)rt.nranks);
-    else rt.tp.signal(j, off, v);
+    if (hand) rt.tp.signal_words(j, off, c, know_slot(rt.rank, c), know_mine().data(), (size_t)rt.nranks);
+    else rt.tp.signal(j, off, c);
   }
 }
 
-void sync_group_wait(const int* ranks, int n, uint64_t* seen) {
+void sync_group_wait(const int* ranks, int n) {
   Transport& tp = rt.tp;
   if (split_by_mpi(n)) {
     wait_site("a split-phase barrier of every rank (MPI_Iallgather)");
@@ -590,9 +589,7 @@ void sync_group_wait(const int* ranks, int n, uint64_t* seen) {
     if (j == rt.rank) continue;
     const uint64_t off = rt.meta.barrier + pair_word(j) * 8, want = rt.sync.pair_count[j];
     wait_site("a group barrier (loom_barrier_wait, loom_barrier_subset)", -1, j);
-    uint64_t v = 0;
-    spin_until([&] { return (v = tp.load(rt.rank, Seg::Meta, off)) >> kSigCountShift >= want; });
-    if (seen) seen[i] = v >> kSigCountShift == want ? v : 0;
+    spin_until([&] { return tp.load(rt.rank, Seg::Meta, off) >= want; });
   }
   if (!hands_knowledge()) return;
   // Every member's knowledge at its arrive (its slot of this barrier's
@@ -609,10 +606,6 @@ void sync_group_wait(const int* ranks, int n, uint64_t* seen) {
     for (int m = 0; m < rt.nranks; m++) heads[m] = std::max(heads[m], theirs[m]);
   }
   ivl_heads_given(heads.data());  // for the acquire that follows
-}
-
-uint64_t sync_group_last_signal(int j) {
-  return rt.tp.load(rt.rank, Seg::Meta, rt.meta.barrier + pair_word(j) * 8);
 }
 
 }  // namespace loom

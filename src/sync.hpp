@@ -41,8 +41,6 @@ struct SyncState {
   std::vector<uint64_t> pair_count;  // group barriers entered with each peer
   std::vector<int> pending_group;    // ranks of an arrived, not yet waited, split barrier
   bool barrier_pending = false;
-  bool pending_push = false;    // the pending barrier's signals carry a subset's push (core.cpp)
-  bool pending_serves = false;  // and this rank serves its members' asks in the wait
   uint64_t clock_seq = 0;            // clock.cpp: ping-pong sequence numbers used so far
   // Host locks (sync.cpp): in force, and each lock's word as mapped
   // here (found at its first use, atomically: any thread may).
@@ -65,7 +63,6 @@ struct SyncState {
     pair_count.assign(nranks, 0);
     pending_group.clear();
     barrier_pending = false;
-    pending_push = pending_serves = false;
     host_locks = false;
     host_words.assign(locks, nullptr);
   }
@@ -131,17 +128,7 @@ void sync_host_unlock(uint32_t id);
 // arrive signals every other member, wait waits for every other member's
 // signal.  Works for any subsets because each pair of ranks counts the group
 // barriers they share; members must enter shared barriers in the same order.
-// Across hosts each signal also carries the low kSigCountShift bits of
-// bits[i] (member i's, or none) for a subset's page push
-// (protocol/core.cpp, proto_subset_ask): the pair's count sits above them.
-// The wait's seen[i] (or none) gets member i's signal of this barrier, or
-// 0 when the member has passed it already (its next signal came first).
-constexpr uint64_t kSigServes = 1, kSigAsks = 2;  // the sender serves asks in its wait; it asked the receiver
-constexpr int kSigAskCountShift = 2, kSigCountShift = 18;  // between them: asks sent to the receiver, ever (mod 2^16)
-void sync_group_arrive(const int* ranks, int n, const uint64_t* bits = nullptr);
-void sync_group_wait(const int* ranks, int n, uint64_t* seen = nullptr);
-// The last group-barrier signal rank j sent this rank (its push bits: at
-// loom_finalize, proto_push_stop).
-uint64_t sync_group_last_signal(int j);
+void sync_group_arrive(const int* ranks, int n);
+void sync_group_wait(const int* ranks, int n);
 
 }  // namespace loom

@@ -601,31 +601,17 @@ if pairs:
               f"{lat * 1e6:.0f} us; window {far['predicted_window_s']:.4f} s against {one['predicted_window_s']:.4f} "
               f"on one host)")
     # The barrier prefetch pushes at barriers of every rank only (the
-    # runtime's loom_barrier); at a subset's wait the runtime gets the due
-    # pages after the acquire (prefetch_hot).  This trace's ranks did not
-    # map each other, so its pair waits recorded those gets, and the replay
-    # takes them.  Planned over a trace of ranks that map each other (no
-    # prefetch in it), the sweeps' halo fetches become the same gets: the
-    # faults that read them are traps, and the pair waits take the gets.
-    check(far["prefetch"] == "trace" and far["prefetched_pages"] >= sweeps,
-          f"the traced run's gets at its pair waits are replayed ({far['prefetch']}, {far['prefetched_pages']} pages)")
-    pm = os.path.join(work, "pairs_mapped")
-    p = sh([mpiexec, "-n", "3", pairs, "--n", "192", "--sweeps", str(sweeps)], dict(env, LOOM_TRACE=pm))
-    check(p.returncode == 0 and "result identical" in p.stdout, f"stencil_pairs ran traced, mapped ({p.stdout.strip()})")
-    on = predict(pm, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--window", "2:3",
+    # runtime's loom_barrier): planned over this trace, the sweeps' halo
+    # fetches stay fetches.
+    on = predict(pt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--window", "2:3",
                  "--prefetch", "on")
-    off = predict(pm, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--window", "2:3",
-                  "--prefetch", "off")
-    if on and off:
+    if on:
         f_on = sum(r["window"]["fault_s"] for r in on["per_rank"])
-        f_off = sum(r["window"]["fault_s"] for r in off["per_rank"])
-        b_on = sum(r["window"]["barrier_s"] for r in on["per_rank"] if r["rank"] < 2)
-        b_off = sum(r["window"]["barrier_s"] for r in off["per_rank"] if r["rank"] < 2)
-        check(on["prefetched_pages"] >= sweeps and f_on < 0.5 * f_off and b_on > b_off,
-              f"the pair waits get the due pages: {on['prefetched_pages']} pages; the sweeps' faults {f_on:.4f} s "
-              f"with the planned prefetch, {f_off:.4f} s without; the pair waits {b_on:.4f} s against {b_off:.4f}")
+        f_off = sum(r["window"]["fault_s"] for r in far["per_rank"])
+        check(f_on >= 0.8 * f_off > 0, f"no push at a pair barrier: the sweeps' faults {f_on:.4f} s with the planned "
+              f"prefetch, {f_off:.4f} s with the trace's")
     else:
-        check(False, "--prefetch on and off replay the trace with pair barriers")
+        check(False, "--prefetch on replays the trace with pair barriers")
 
 if failures:
     print(f"model_test: {len(failures)} failed")

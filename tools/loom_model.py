@@ -360,15 +360,14 @@ config_value = lt.config_value
 first_fetch = lt.first_fetch
 
 
-def plan_prefetch(ops, remote, unit, home_of, members=None):
+def plan_prefetch(ops, remote, unit, home_of):
     """What the barrier prefetch (LOOM_PREFETCH=1, HLRC pages homed on
     another host) would have done in this rank's run: the gap rule of
     protocol/core.cpp (note_fetched, hot_due, retire_prefetched,
     make_readable) run over the trace's fetches.  The trace comes from ranks
     that map each other (no prefetch in it), so every read of a page after
     it was dropped is a fetch in it.  Returns ({index of a barrier op: {home:
-    pages pushed to this rank in it (at a subset's wait, from its members
-    only: members maps a subset's key to them)}}, {index of a fault op whose pages came
+    pages pushed to this rank in it}}, {index of a fault op whose pages came
     with the barrier before it}, how many pushed pages were read).  remote(home) says whether a home is on
     another host in the prediction, home_of(page) its home where this
     rank's faults never fetched it (a fetch's window is one home's pages,
@@ -444,12 +443,7 @@ def plan_prefetch(ops, remote, unit, home_of, members=None):
                     late.add(q)
                 else:
                     forget(q)
-            # The runtime pushes at barriers of every rank (loom_barrier),
-            # and at a subset's the pages homed on its members
-            # (proto_subset_ask: its asks go at the arrive, its pages come
-            # after the wait).
-            subset = x[6] and x[3] == 2
-            if not whole_barrier(x) and not subset:
+            if not whole_barrier(x):  # (the runtime pushes at barriers of every rank only: loom_barrier)
                 continue
             # Which hot pages are due at this acquire (the runtime's hot_due):
             # read gap-before-last after their last fetch, one later if late.
@@ -467,9 +461,6 @@ def plan_prefetch(ops, remote, unit, home_of, members=None):
                     lt_ = 1 if q in late else 0
                 if at1 - f == gap2.get(q, 0) + lt_:
                     want.append(q)
-            if subset:
-                mem = set((members or {}).get(x[6], ()))
-                want = [q for q in want if fetched_from.get(q, home_of(q)) in mem]
             want.sort()
             if want:
                 got = defaultdict(int)
@@ -515,7 +506,6 @@ class Prep:
         self.cold_in = float(ins.get("fetch_cold_page_us") or 0)
         self.cold_unit = cold_unit
         self.seen = set()
-        self.members = {}  # a subset's key -> its members (lt.group_members)
 
     def local_fault_us(self, me, x, hit):
         """A fault's CPU work (us) when it stays inside the rank's host;
@@ -542,7 +532,7 @@ class Prep:
         if self.unit:
             remote = {h: (h // rph) != (me // rph) for h in range(r.nranks)}
             pushes, hits, used = plan_prefetch(ops, remote.get, self.unit,
-                                               lambda q, get=self.page_home.get: get(q, 0), self.members)
+                                               lambda q, get=self.page_home.get: get(q, 0))
         if self.recorded:
             # A trace whose ranks did not map each other has its barriers'
             # prefetches in it (prefetch records inside the barrier): their
@@ -713,9 +703,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     ops, traced, pushes, hits, used = {}, {}, {}, {}, {}
     if compute_of is not None and len(compute_of) != n:
         raise ValueError(f"the trace of --compute-of has {len(compute_of)} ranks, the replayed trace {n}")
-    prep = Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit, recorded, compute_of)
-    prep.members = lt.group_members(ranks)
-    for r, got in zip(ranks, prepare(prep)):
+    for r, got in zip(ranks, prepare(Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit,
+                                          recorded, compute_of))):
         ops[r.rank], traced[r.rank], pushes[r.rank], hits[r.rank], used[r.rank] = got
     if prefetch != "on" and any(pushes.values()):
         prefetch = "trace"
@@ -1204,54 +1193,12 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         work(me, sum(s for _, s in comms) / memcpy, "barrier")  # the pages into their slots
         loom_until[me] = e.clock + pend[me]
 
-    def subset_pushed(me, got):
-        """A subset's push (proto_subset_ask): asked for at the arrive, the
-        pages come from each member homing them once its wait has every
-        signal (about when this rank's has), one message a home."""
-        comms = [(h, n * page_size) for h, n in got.items() if host_of(h) != host_of(me)]
-        if not comms:
-            return
-        t = e.clock + pend[me]
-        start = t + max(sw(s) for _, s in comms)
-        until = max(throttle(host_of(h), host_of(me), s, start) for h, s in comms)
-        flush(me, start - t)
-        sg.Comm.wait_all([sg.Comm.sendto_async(hobj[host_of(h)], hobj[host_of(me)], s) for h, s in comms])
-        after_bucket(until)
-        acct[me]["barrier"] += e.clock - t
-        work(me, sum(s for _, s in comms) / memcpy, "barrier")  # the pages into their slots
-        loom_until[me] = e.clock + pend[me]
-
     fetch_net = (float(net["fetch_overhead_us"]), float(net.get("fetch_extra_page_us", 0)))
     if burst > 0:
         fetch_net = fetch_without_bucket(net, fetch_net, sw)
     cold_net = float(net.get("fetch_cold_page_us") or 0)
     seen_net = defaultdict(set)
     colds = {"fetches": 0}
-
-    def fetch(me, home, fetched, page, cat):
-        """A fetch across hosts of `fetched` pages from `home` (page: the
-        first, for the cold window): the request (small: its route's time),
-        then the pages back through the links."""
-        a = acct[me]
-        work(me, fetch_net[0] + (fetched - 1) * fetch_net[1], cat)
-        if cold_net and page is not None and first_fetch(seen_net[me], page, cold_unit):
-            work(me, fetched * cold_net, cat)
-            colds["fetches"] += 1
-        ha, hb = host_of(me), host_of(home)
-        lat, bw = route(ha, hb)
-        size = fetched * page_size
-        pre = sw(REQUEST_BYTES) + lat + REQUEST_BYTES / bw + sw(size)
-        a[cat] += pre
-        flush(me, pre)
-        w = serve_wait(me, home, e.clock - sw(size))
-        if w:
-            sg.this_actor.sleep_for(w)
-            a[cat] += w
-        t = e.clock
-        until = throttle(hb, ha, size, t)
-        sg.Comm.sendto(hobj[hb], hobj[ha], size)
-        after_bucket(until)
-        a[cat] += e.clock - t
 
     note = lt.Progress("loom predict")
     first = min(ops) if ops else 0
@@ -1271,8 +1218,28 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 work(me, fus, "fault")
             x = o.rec
             if o.kind == FAULT:
+                # A fetch across hosts: the request (small: its route's
+                # time), then the pages back through the links.
                 home, fetched = x[6] & 0xffff, x[6] >> 32
-                fetch(me, home, fetched, x[5], "fault")
+                work(me, fetch_net[0] + (fetched - 1) * fetch_net[1], "fault")
+                if cold_net and first_fetch(seen_net[me], x[5], cold_unit):
+                    work(me, fetched * cold_net, "fault")
+                    colds["fetches"] += 1
+                ha, hb = host_of(me), host_of(home)
+                lat, bw = route(ha, hb)
+                size = fetched * page_size
+                pre = sw(REQUEST_BYTES) + lat + REQUEST_BYTES / bw + sw(size)
+                a["fault"] += pre
+                flush(me, pre)
+                w = serve_wait(me, home, e.clock - sw(size))
+                if w:
+                    sg.this_actor.sleep_for(w)
+                    a["fault"] += w
+                t = e.clock
+                until = throttle(hb, ha, size, t)
+                sg.Comm.sendto(hobj[hb], hobj[ha], size)
+                after_bucket(until)
+                a["fault"] += e.clock - t
             elif o.kind == BARRIER or (o.kind in (ALLOC, FREE) and collective):
                 release(me, o, "barrier")
                 if kept_by[me]:
@@ -1287,8 +1254,6 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                     kept_by[me].clear()
                 if o.kind == BARRIER and x[6]:  # a subset's: its arrive signals, its wait acquires
                     (subset_wait if x[3] == 2 else subset_arrive)(me, o)
-                    if x[3] == 2 and pushes[me].get(i):
-                        subset_pushed(me, pushes[me][i])
                 elif not (o.kind == BARRIER and x[3] == 1):  # a split barrier's arrive is its release
                     barrier(me)
                     if i in push_at[me]:

@@ -37,7 +37,6 @@
 #include "heap.hpp"
 #include "intercept.hpp"
 #include "protocol/protocol.hpp"
-#include "sync.hpp"
 #include "threads.hpp"
 #include "trace.hpp"
 #include "vm.hpp"
@@ -261,22 +260,12 @@ struct PushState {
   MPI_Request in_rq[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   uint64_t seq = 0;      // barriers that asked (every rank counts the same)
   bool pending = false;  // pages on their way for this barrier's acquire
-  // A subset's push (proto_subset_ask), by peer: asks sent to it ever and
-  // its asks taken here (each mod 2^16, as the signals carry them),
-  // whether it served at its last barrier with this rank (asked at once
-  // again), and whether it was asked at this one.
-  std::vector<uint32_t> sub_sent, sub_taken;
-  std::vector<uint8_t> sub_serves, sub_asked;
-  std::vector<std::vector<uint64_t>> sub_out;  // asks whose sends may not be complete (a home that
-  std::vector<MPI_Request> sub_out_rq;         // did not serve takes them at a later barrier)
-  std::vector<uint64_t> sub_in;                // an ask received
 };
 PushState& push_state() {
   static PushState& s = *new PushState();  // never destroyed: see runtime.hpp
   return s;
 }
 constexpr int kTagPushAsk = 0x4c51, kTagPushPages = 0x4c53;  // (asks: 0x4c51 and 0x4c52 by parity)
-constexpr int kTagSubAsk = 0x4c54, kTagSubPages = 0x4c55;    // a subset's push
 
 // The received pages the acquire left without a valid copy become
 // prefetched copies.
@@ -982,25 +971,28 @@ bool proto_push_used() {
 
 bool proto_push_keeps() { return rt.nranks <= kPushKeepRanks; }
 
-namespace {
-// The hot pages due at the next acquire that a push may bring, into
-// s.runs: HLRC pages homed on a rank this one does not map, for which
-// asks(home) says yes, with no copy or a read-only one, not being fetched;
-// as runs of one home's consecutive pages, by home, their slots populated
-// and their protocols told of the fetch.  Whether there are any.
-template <class Asks>
-bool due_runs(PushState& s, Asks&& asks) {
+void proto_push_ask(int* asks, int* kept) {
   PageTable& pt = rt.pages;
-  if (!rt.cfg.prefetch || pt.hot == 0) return false;
+  PushState& s = push_state();
+  std::fill(asks, asks + rt.nranks, 0);
+  if (kept) std::fill(kept, kept + rt.nranks, 0);
+  for (int k = 0; k < 2; k++)
+    if (s.in_rq[k] == MPI_REQUEST_NULL) rt.tp.irecv_words(kTagPushAsk + k, s.in[k], 2 * kPushAskRuns + 1, &s.in_rq[k]);
+  const int par = (int)(++s.seq & 1);
+  s.runs.clear();
+  s.out.clear();
+  s.rq.clear();
+  s.pending = false;
+  if (!rt.cfg.prefetch || pt.hot == 0) return;
   static std::vector<uint32_t>& due = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   due.clear();
   const uint32_t at = pt.acquires + 1;  // (the barrier's acquire)
   for (uint32_t p : pt.hot_pages)
     if (hot_due(p, at) && pt.mode[p] == LOOM_PROTOCOL_HLRC && pt.home[p] >= 0 && pt.home[p] != rt.rank &&
         (pt.flags[p] & kAlloc) && (pt.state[p] == kNone || pt.state[p] == kRO) && !(pt.hint[p] & kFetching) &&
-        !rt.tp.is_direct(pt.home[p]) && asks(pt.home[p]))
+        !rt.tp.is_direct(pt.home[p]))
       due.push_back(p);
-  if (due.empty()) return false;
+  if (due.empty()) return;
   std::sort(due.begin(), due.end());
   if (due.size() > kPushMaxPages) due.resize(kPushMaxPages);  // (the rest fault)
   for (size_t i = 0; i < due.size();) {
@@ -1017,22 +1009,6 @@ bool due_runs(PushState& s, Asks&& asks) {
     // the home reads the pages: intervals.cpp.)
     page_protocol(r.first).before_fetch(r.home, r.first, r.n);
   }
-  return true;
-}
-}  // namespace
-
-void proto_push_ask(int* asks, int* kept) {
-  PushState& s = push_state();
-  std::fill(asks, asks + rt.nranks, 0);
-  if (kept) std::fill(kept, kept + rt.nranks, 0);
-  for (int k = 0; k < 2; k++)
-    if (s.in_rq[k] == MPI_REQUEST_NULL) rt.tp.irecv_words(kTagPushAsk + k, s.in[k], 2 * kPushAskRuns + 1, &s.in_rq[k]);
-  const int par = (int)(++s.seq & 1);
-  s.runs.clear();
-  s.out.clear();
-  s.rq.clear();
-  s.pending = false;
-  if (!due_runs(s, [](int) { return true; })) return;
   const bool keep = kept && proto_push_keeps();
   if (keep && s.made.size() != (size_t)rt.nranks) {
     s.made.assign((size_t)rt.nranks, {});
@@ -1156,206 +1132,8 @@ void proto_push_serve(int asked, const int* kept) {
   }
 }
 
-// A subset's push: the barrier prefetch of loom_barrier_subset across
-// hosts, one message each way between a member and each other member
-// homing its due pages, as the barrier of every rank pushes.  Nothing
-// counts the asks here: each signal carries its sender's (sync.hpp), and
-// a home reads them from the signal it waits for.  A home serves in its
-// wait, once every member's signal has come (their releases are at the
-// homes), and only in a wait that follows its arrive at once
-// (loom_barrier_subset; kSigServes in its signals): a split barrier's
-// member may do anything between the two, even wait for the asker, so it
-// serves nothing and the asker leaves without its pages.  An asker asks
-// at its arrive (before its signal: the ask travels with it) the members
-// that served at their last barrier with it, and receives the pages of
-// those whose signal says they serve at this one.  The asks a split
-// barrier's member left are taken, unanswered, at the next barrier it
-// serves (the count in the asker's signal says how many came) or at
-// loom_finalize.
-bool proto_subset_push_used(int n) { return proto_push_used() && n < rt.nranks; }
-
-void proto_subset_ask(const int* ranks, int n, bool serves, uint64_t* bits) {
-  PushState& s = push_state();
-  const size_t N = (size_t)rt.nranks;
-  if (s.sub_sent.size() != N) {
-    s.sub_sent.assign(N, 0);
-    s.sub_taken.assign(N, 0);
-    s.sub_serves.assign(N, 1);
-    s.sub_asked.assign(N, 0);
-  }
-  // Asks whose sends completed go.
-  size_t kept = 0;
-  for (size_t i = 0; i < s.sub_out_rq.size(); i++) {
-    if (rt.tp.test_all(&s.sub_out_rq[i], 1)) continue;
-    s.sub_out_rq[kept] = s.sub_out_rq[i];
-    std::swap(s.sub_out[kept], s.sub_out[i]);
-    kept++;
-  }
-  s.sub_out_rq.resize(kept);
-  s.sub_out.resize(kept);
-  s.runs.clear();
-  s.rq.clear();
-  s.pending = false;
-  static std::vector<uint8_t>& member = *new std::vector<uint8_t>();  // never destroyed: see runtime.hpp
-  member.assign(N, 0);
-  for (int i = 0; i < n; i++) member[(size_t)ranks[i]] = 1;
-  if (serves && due_runs(s, [&](int h) { return member[(size_t)h] && s.sub_serves[(size_t)h]; })) {
-    for (size_t i = 0, j; i < s.runs.size(); i = j) {
-      const int h = s.runs[i].home;
-      s.sub_out.emplace_back();
-      std::vector<uint64_t>& m = s.sub_out.back();
-      for (j = i; j < s.runs.size() && s.runs[j].home == h && j - i < kPushAskRuns; j++) {
-        m.push_back(s.runs[j].first);
-        m.push_back(s.runs[j].n);
-      }
-      size_t k = j;  // (a home's runs past the ask's limit are not asked for: they fault)
-      while (k < s.runs.size() && s.runs[k].home == h) k++;
-      if (k > j) s.runs.erase(s.runs.begin() + (ptrdiff_t)j, s.runs.begin() + (ptrdiff_t)k);
-      s.sub_out_rq.emplace_back();
-      rt.tp.isend(h, kTagSubAsk, m.data(), m.size() * sizeof(uint64_t), &s.sub_out_rq.back());
-      s.sub_sent[(size_t)h] = (s.sub_sent[(size_t)h] + 1) & 0xffff;
-      s.sub_asked[(size_t)h] = 1;
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    const size_t h = (size_t)ranks[i];
-    bits[i] = (serves ? kSigServes : 0) | (s.sub_asked[h] ? kSigAsks : 0) | (uint64_t)s.sub_sent[h] << kSigAskCountShift;
-  }
-}
-
-namespace {
-// Send asker j the pages of the (first, n) pairs it asked for, from a copy
-// of them whose send the barrier does not wait for (sub_out: a later
-// arrive, or loom_finalize, sees it complete): the home leaves its wait
-// once the pages are on their way, as the asker would leave without the
-// push.  (Waiting for the send to complete held a rank with two
-// neighbours' pair barriers a round trip in each; measured in
-// BENCHMARKS.md, "Pushes at a subset's barrier".)  Above kSubCopyBytes the
-// pages go from the home's memory and the barrier waits for them.
-constexpr size_t kSubCopyBytes = (size_t)1 << 20;
-void answer_copied(PushState& s, int j, const uint64_t* pairs, size_t n) {
-  size_t bytes = 0;
-  for (size_t i = 0; i < n; i++) {
-    const uint64_t first = pairs[2 * i], pages = pairs[2 * i + 1];
-    if (pages == 0 || first + pages > rt.npages)
-      fatal("a subset's page push: rank %d asked for %llu pages at page %llu of %llu", j, (unsigned long long)pages,
-            (unsigned long long)first, (unsigned long long)rt.npages);
-    bytes += pages * kPage;
-  }
-  if (bytes > kSubCopyBytes) {
-    s.off.resize(n);
-    s.len.resize(n);
-    for (size_t i = 0; i < n; i++) {
-      s.off[i] = pairs[2 * i] * kPage;
-      s.len[i] = pairs[2 * i + 1] * kPage;
-    }
-    s.rq.emplace_back();
-    rt.tp.isend_data_runs(j, kTagSubPages, s.off.data(), s.len.data(), n, &s.rq.back());
-    return;
-  }
-  s.sub_out.emplace_back(bytes / 8);
-  uint8_t* to = reinterpret_cast<uint8_t*>(s.sub_out.back().data());
-  for (size_t i = 0; i < n; i++) {
-    std::memcpy(to, rt.tp.self_data() + pairs[2 * i] * kPage, pairs[2 * i + 1] * kPage);
-    to += pairs[2 * i + 1] * kPage;
-  }
-  s.sub_out_rq.emplace_back();
-  rt.tp.isend(j, kTagSubPages, s.sub_out.back().data(), bytes, &s.sub_out_rq.back());
-}
-
-// Take the asks from rank j the count in its signal v says came and this
-// rank has not taken; answer the last if v says it was asked at this
-// barrier.
-void take_subset_asks(PushState& s, int j, uint64_t v, bool answer) {
-  const uint32_t sent = (uint32_t)(v >> kSigAskCountShift) & 0xffff;
-  uint32_t left = (sent - s.sub_taken[(size_t)j]) & 0xffff;
-  if (answer && left == 0)
-    fatal("a subset's page push: rank %d's signal says it asked this rank, and no ask of it is left", j);
-  s.sub_in.resize(2 * kPushAskRuns);
-  for (; left > 0; left--) {
-    MPI_Request rq = MPI_REQUEST_NULL;
-    size_t words = 0;
-    int from = -1;
-    rt.tp.irecv_words(kTagSubAsk, s.sub_in.data(), s.sub_in.size(), &rq, j);
-    wait_site("a subset's page push (asks)", -1, j);
-    spin_until([&] { return rt.tp.test_words(&rq, &words, &from); });
-    s.sub_taken[(size_t)j] = (s.sub_taken[(size_t)j] + 1) & 0xffff;
-    if (words < 2 || words % 2)
-      fatal("a subset's page push: an ask of %zu words from rank %d", words, from);
-    if (answer && left == 1) answer_copied(s, j, s.sub_in.data(), words / 2);
-  }
-}
-}  // namespace
-
-void proto_subset_exchange(const int* ranks, int n, const uint64_t* seen, bool serves) {
-  PushState& s = push_state();
-  if (s.sub_sent.size() != (size_t)rt.nranks) return;  // (no subset push yet)
-  // The pages of each asked home whose signal says it serves; the runs of
-  // the others do not come.
-  for (int i = 0; i < n; i++) {
-    const int h = ranks[i];
-    if (h == rt.rank) continue;
-    if (seen[i]) s.sub_serves[(size_t)h] = (seen[i] & kSigServes) != 0;
-    if (!s.sub_asked[(size_t)h]) continue;
-    s.sub_asked[(size_t)h] = 0;
-    auto first = std::find_if(s.runs.begin(), s.runs.end(), [h](const PushRun& r) { return r.home == h; });
-    auto end = std::find_if(first, s.runs.end(), [h](const PushRun& r) { return r.home != h; });
-    if (seen[i] & kSigServes) {
-      s.off.clear();
-      s.len.clear();
-      for (auto r = first; r != end; ++r) {
-        s.off.push_back((uint64_t)r->first * kPage);
-        s.len.push_back((uint64_t)r->n * kPage);
-      }
-      s.rq.emplace_back();
-      rt.tp.irecv_data_runs(h, kTagSubPages, s.off.data(), s.len.data(), s.off.size(), &s.rq.back());
-    } else {
-      s.runs.erase(first, end);
-    }
-  }
-  // This rank's own asks, taken and answered (its wait follows its
-  // arrive: every member's signal has come, and their releases with them).
-  if (serves) {
-    bool synced = false;
-    for (int i = 0; i < n; i++) {
-      const int j = ranks[i];
-      if (j == rt.rank || !seen[i]) continue;  // (a member past this barrier did not ask at it)
-      if ((((seen[i] >> kSigAskCountShift) & 0xffff) - s.sub_taken[(size_t)j]) & 0xffff) {
-        if (!synced) rt.tp.sync_local();  // (rma: the diffs others put here are in the memory the sends read)
-        synced = true;
-        take_subset_asks(s, j, seen[i], (seen[i] & kSigAsks) != 0);
-      }
-    }
-  }
-  if (!s.rq.empty()) {
-    wait_site("a subset's page push (pages)");
-    spin_until([&] { return rt.tp.test_all(s.rq.data(), s.rq.size()); });
-    s.rq.clear();
-  }
-  if (s.runs.empty()) return;
-  if (trace_on()) {
-    const uint64_t tt = trace_now();
-    for (const PushRun& r : s.runs) trace_event(Ev::Prefetch, tt, r.first, r.n | (uint64_t)(uint16_t)r.home << 48, 1);
-  }
-  s.pending = true;
-}
-
 void proto_push_stop() {
   PushState& s = push_state();
-  // A subset's asks no barrier took, then this rank's own asks' sends
-  // (every rank stops at once: no signal is on its way).
-  for (size_t j = 0; j < s.sub_sent.size(); j++)
-    if ((int)j != rt.rank) take_subset_asks(s, (int)j, sync_group_last_signal((int)j), false);
-  if (!s.sub_out_rq.empty()) {
-    wait_site("a subset's page push (the last asks)");
-    spin_until([&] { return rt.tp.test_all(s.sub_out_rq.data(), s.sub_out_rq.size()); });
-  }
-  s.sub_out_rq.clear();
-  s.sub_out.clear();
-  s.sub_sent.clear();
-  s.sub_taken.clear();
-  s.sub_serves.clear();
-  s.sub_asked.clear();
   for (MPI_Request& rq : s.in_rq) rt.tp.cancel(&rq);
   s.pending = false;
   // Every rank stops at once (loom_finalize, loom_stop): kept asks go on

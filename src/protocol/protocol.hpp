@@ -82,17 +82,6 @@ bool proto_push_keeps();
 void proto_push_ask(int* asks, int* kept);
 void proto_push_serve(int asked, const int* kept);
 void proto_push_stop();  // before the transport stops (the posted receive of asks)
-// A subset's push (core.cpp): the same for loom_barrier_subset across
-// hosts, among its members (n of them; not every rank).  At the arrive,
-// after its release: ask the members homing due pages (serves: the wait
-// follows at once, as in loom_barrier_subset; a split barrier's arrive
-// asks nothing) and fill bits[i], the push's part of the signal to
-// member i (sync.hpp).  At the wait, with seen[i] each member's signal
-// (sync_group_wait): receive the pages of the homes that serve, and serve
-// the members' asks if this rank serves (the arrive's `serves`).
-bool proto_subset_push_used(int n);
-void proto_subset_ask(const int* ranks, int n, bool serves, uint64_t* bits);
-void proto_subset_exchange(const int* ranks, int n, const uint64_t* seen, bool serves);
 // Around a Loom atomic on page (performed at the home).
 void proto_before_atomic(uint64_t page);
 void proto_after_atomic(uint64_t page);  // a modifying atomic completed

@@ -185,8 +185,8 @@ void Transport::irecv(int r, int tag, void* buf, size_t len, MPI_Request* rq) {
   check(MPI_Irecv(buf, (int)len, MPI_BYTE, r, tag, comm_, rq), "MPI_Irecv");
 }
 
-void Transport::irecv_words(int tag, uint64_t* buf, size_t words, MPI_Request* rq, int from) {
-  check(MPI_Irecv(buf, (int)(words * 8), MPI_BYTE, from < 0 ? MPI_ANY_SOURCE : from, tag, comm_, rq), "MPI_Irecv");
+void Transport::irecv_words(int tag, uint64_t* buf, size_t words, MPI_Request* rq) {
+  check(MPI_Irecv(buf, (int)(words * 8), MPI_BYTE, MPI_ANY_SOURCE, tag, comm_, rq), "MPI_Irecv");
 }
 
 bool Transport::test_words(MPI_Request* rq, size_t* words, int* from) {

@@ -333,11 +333,10 @@ class Transport {
   // message sent is received by the same barrier.  Errors are fatal.
   void isend(int r, int tag, const void* buf, size_t len, MPI_Request* rq);
   void irecv(int r, int tag, void* buf, size_t len, MPI_Request* rq);  // len bytes from r
-  // The receive of a message with `tag` from any rank (or from rank
-  // `from`), of at most `words` 8-byte words, into buf; test_words says
-  // whether it came, how many words and from whom.  cancel: a receive
-  // posted that nothing will match.
-  void irecv_words(int tag, uint64_t* buf, size_t words, MPI_Request* rq, int from = -1);
+  // The receive of a message with `tag` from any rank, of at most `words`
+  // 8-byte words, into buf; test_words says whether it came, how many words
+  // and from whom.  cancel: a receive posted that nothing will match.
+  void irecv_words(int tag, uint64_t* buf, size_t words, MPI_Request* rq);
   bool test_words(MPI_Request* rq, size_t* words, int* from);
   void cancel(MPI_Request* rq);
   // n runs of this rank's Data segment, run i len[i] bytes at off[i], as one

@@ -1,7 +1,12 @@
 #!/bin/bash
-# The page push at a subset's barrier (protocol/core.cpp, "a subset's
-# push") against the previous build's libloom (OLD, a directory with libloom.so*), alternated, same
-# binaries: Jacobi 512^2 by pair barriers and, for reference, by barriers of
+# The page push at a subset's barrier (tried, not kept: ARCHITECTURE.md,
+# "Tried and not kept: pushes at a subset's barrier") against the previous
+# build's libloom (OLD, a directory with libloom.so*), alternated, same
+# binaries.  The runs of BENCHMARKS.md, "Pushes at a subset's barrier":
+#   git checkout 40056ff && ninja -C build && cp -a build/libloom.so* /tmp/old40056ff/
+#   git checkout 83c3721 && ninja -C build    (the push; e21ee00: gets at the wait)
+#   sudo OLD=/tmp/old40056ff docs/results/issue10/subset_push/run.sh
+# What it runs: Jacobi 512^2 by pair barriers and, for reference, by barriers of
 # every rank (bench/stencil_pairs, SWEEPS sweeps) at 3 hosts x 1 with 2 and
 # 3 ranks sweeping, at 2 hosts x 2, and on one host x 3 with and without
 # LOOM_LOCAL_MAP=0.  Run as root; results.txt (one line a run: "config
