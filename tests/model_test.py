@@ -600,6 +600,19 @@ if pairs:
               f"across 3 hosts every pair barrier waits for its signal ({waits} s; {sweeps} sweeps, latency "
               f"{lat * 1e6:.0f} us; window {far['predicted_window_s']:.4f} s against {one['predicted_window_s']:.4f} "
               f"on one host)")
+    # Hosts that share cores (--cores: an emulated cluster on one
+    # machine): with one core the three ranks' computation takes turns, so
+    # the sweeps take at least all of it; with a core each, as without.
+    c1 = predict(pt, "--platform", plat, "--ranks-per-host", "3", "--window", "2:3", "--cores", "1")
+    c3 = predict(pt, "--platform", plat, "--ranks-per-host", "3", "--window", "2:3", "--cores", "3")
+    if one and c1 and c3:
+        work = sum(r["window"]["compute_s"] for r in one["per_rank"])
+        w1, w3, w0 = c1["predicted_window_s"], c3["predicted_window_s"], one["predicted_window_s"]
+        check(c1["cores"] == 1 and w1 >= 0.95 * work and w1 > 1.5 * w0 and abs(w3 - w0) <= 0.05 * w0,
+              f"--cores: on one core the sweeps take {w1:.4f} s, their computation {work:.4f} s; on 3 cores "
+              f"{w3:.4f} s, a core each {w0:.4f} s")
+    else:
+        check(False, "loom predict --cores 1 and 3 replay the pairs' trace")
     # The barrier prefetch pushes at barriers of every rank only (the
     # runtime's loom_barrier): planned over this trace, the sweeps' halo
     # fetches stay fetches.

@@ -157,11 +157,13 @@ def parse_topology(spec, hosts):
     raise ValueError(f"topology {spec}: expected star, ring, torus:AxB[xC] or fattree:LEVELS;DOWN;UP;PARALLEL")
 
 
-def platform_xml(plat, hosts, rph, topology):
+def platform_xml(plat, hosts, rph, topology, cores=0):
     """SimGrid's platform: one cluster of `hosts` nodes (more for a torus or
     fat tree with spare nodes), each with `rph` cores; links from the
     between-hosts figures; the loopback (ranks of one host) from the
-    inside-host ones."""
+    inside-host ones.  cores: beside it, one machine of that many cores at
+    1e9 flop/s ("cpu-0"), which every rank's work runs on (predict's
+    cores: an emulated cluster on one machine)."""
     kind, params, nodes = parse_topology(topology, hosts)
     net = plat.get("between_hosts") or plat["inside_host"]
     ins = plat.get("inside_host") or net
@@ -176,11 +178,15 @@ def platform_xml(plat, hosts, rph, topology):
     loop_bw = float(plat["node"]["memcpy_MBps"])
     topo = f' topology="{kind}"' + (f' topo_parameters="{params}"' if params else "")
     bb = f' bb_bw="{bw * nodes}MBps" bb_lat="0us"' if kind == "FLAT" else ""
+    cluster = (f'  <cluster id="loom" prefix="node-" suffix="" radical="0-{nodes - 1}" speed="{speed}f" core="{rph}"'
+               f' bw="{bw}MBps" lat="{link_lat}us" sharing_policy="{sharing}"{topo}{bb}'
+               f' loopback_bw="{loop_bw}MBps" loopback_lat="{loop_lat}us"/>\n')
+    if cores:  # (no route joins the two: nothing travels to the machine)
+        cluster = (' <zone id="world" routing="Full">\n' + cluster +
+                   f'  <cluster id="cpu" prefix="cpu-" suffix="" radical="0-0" speed="1e9f" core="{cores}"'
+                   ' bw="1e6MBps" lat="0us"/>\n </zone>\n')
     return ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-            "<platform version=\"4.1\">\n"
-            f'  <cluster id="loom" prefix="node-" suffix="" radical="0-{nodes - 1}" speed="{speed}f" core="{rph}"'
-            f' bw="{bw}MBps" lat="{link_lat}us" sharing_policy="{sharing}"{topo}{bb}'
-            f' loopback_bw="{loop_bw}MBps" loopback_lat="{loop_lat}us"/>\n</platform>\n')
+            "<platform version=\"4.1\">\n" + cluster + "</platform>\n")
 
 
 def fetch_without_bucket(net, fetch, sw):
@@ -650,7 +656,7 @@ def prepare(prep):
 # ---------------------------------------------------------------- the replay
 
 def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetch="auto", reuse=True, keep=True,
-            compute_of=None):
+            compute_of=None, cores=0):
     """The replay.  window=(A, B): also the time from leaving full barrier A
     to leaving full barrier B (1 is the first; B <= 0 counts from the last:
     0 is the last), predicted and traced, with its breakdown: a program's
@@ -669,7 +675,13 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     result; False simulates every one).
     compute_of: the ranks of a plain trace of the same run (no
     LOOM_TRACE_HOMES), whose computation each interval between full
-    barriers takes (take_interval_compute)."""
+    barriers takes (take_interval_compute).
+    cores: the hosts share that many cores (an emulated cluster on one
+    machine, scripts/cluster.sh): every rank's work (its computation and
+    Loom's) takes its turn on them, SimGrid sharing them among the ranks
+    working at once; 0, every rank has a core of its own.  A rank waiting
+    in Loom takes no core here (the runtime's waits yield and nap where
+    the cores are taken)."""
     sg = import_simgrid()
     n = ranks[0].nranks
     hosts = (n + rph - 1) // rph
@@ -770,7 +782,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     push_times = {}          # pattern -> {rank: seconds its push took}
     push_count = {"timed": 0, "reused": 0}
 
-    xml = platform_xml(plat, hosts, rph, topology)
+    xml = platform_xml(plat, hosts, rph, topology, cores)
     with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
         f.write(xml)
         xml_path = f.name
@@ -784,6 +796,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     sw = message_curve(net)
     host_of = lambda k: k // rph
     hobj = [e.host_by_name(f"node-{h}") for h in range(hosts)]
+    machine = e.host_by_name("cpu-0") if cores else None
     # The computation: the trace's spans, at the node's CPU speed, and
     # scaled by what running Loom costs the calibration kernel on the
     # platform predicted against the one the trace ran on (ranks of one
@@ -836,6 +849,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 takers[o.rec[5]].add(k)
     acct = {k: defaultdict(float) for k in ops}
     pend = defaultdict(float)
+    idle = defaultdict(float)  # where the cores are shared: a wait due before the pending work (later)
     finish = {}
 
     # Who serves a request across hosts (src/transport/async.cpp): a home
@@ -887,10 +901,38 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             pend[me] += t
             acct[me][cat] += t
 
+    def later(me, t):
+        """A wait of t seconds before the rank's gathered work (a barrier's
+        rest): as work where every rank has a core (one sleep times both),
+        apart where the cores are shared (the wait takes none)."""
+        if machine is None:
+            pend[me] += t
+        else:
+            idle[me] += t
+
     def flush(me, then=0.0):
         """Run the gathered work, then wait `then` seconds more, in one step
         (every rank has a core of its own: a host has a core per rank, so
-        its work never waits for the CPU and a sleep times it exactly)."""
+        its work never waits for the CPU and a sleep times it exactly).
+        Where the hosts share `cores`, the waits first, then the work on
+        the shared machine, then `then`."""
+        if machine is not None:
+            if idle[me] > 0:
+                sg.this_actor.sleep_for(idle[me])
+            idle[me] = 0.0
+            start, w = e.clock, pend[me]
+            pend[me] = 0.0
+            # (Its span as others see it meanwhile: the end is known once
+            # the shared cores have run it.)
+            busy[me] = (max(start, loom_until[me]), start + w)
+            if w > 0:
+                sg.this_actor.set_host(machine)
+                sg.this_actor.execute(w * 1e9)
+                sg.this_actor.set_host(hobj[host_of(me)])
+                busy[me] = (busy[me][0], e.clock)
+            if then > 0:
+                sg.this_actor.sleep_for(then)
+            return
         t = pend[me] + then
         now = e.clock
         busy[me] = (max(now, loom_until[me]), now + pend[me])
@@ -974,7 +1016,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         if cat == "lock" and home_lock_s:
             rt = max(rt, home_lock_s)
         else:
-            rt += serve_wait(me, home, e.clock + pend[me] + ask)
+            rt += serve_wait(me, home, e.clock + pend[me] + idle[me] + ask)
         acct[me][cat] += rt
         flush(me, rt)
         return rt
@@ -1087,7 +1129,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         may enter the next barrier before a sibling has read this one's."""
         nth[me] += 1
         j = nth[me]
-        mine = e.clock + pend[me]
+        if machine is not None:
+            flush(me)  # (its arrival: the work done on the shared cores)
+        mine = e.clock + pend[me] + idle[me]
         if mine > arrivals[j]:
             arrivals[j] = mine
         busy[me] = (max(e.clock, loom_until[me]), mine)  # its work up to the barrier, not slept yet
@@ -1096,9 +1140,12 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         if push_s and j in pattern_of:
             leave += push_s
         acct[me]["barrier"] += leave - mine
-        pend[me] = leave - e.clock
+        if machine is None:
+            pend[me] = leave - e.clock  # (its work before the barrier ended by its arrival)
+        else:
+            idle[me] = leave - e.clock
         work(me, bar_us, "barrier")
-        loom_until[me] = e.clock + pend[me]
+        loom_until[me] = e.clock + pend[me] + idle[me]
 
     # A subset's barrier (sync_group_arrive/wait in src/sync.cpp): each
     # member's arrive signals every other member, across hosts with its
@@ -1157,7 +1204,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         if others:
             work(me, over_net if any(host_of(m) != host_of(me) for m in others) else over_in, "barrier")
         acquire(me, o, "barrier")
-        loom_until[me] = e.clock + pend[me]
+        loom_until[me] = e.clock + pend[me] + idle[me]
 
     def pushed(me, got, j):
         """The barrier's page push (protocol/core.cpp): asked for before the
@@ -1170,7 +1217,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         seen = push_times.get(key) if reuse else None
         # From the end of the rank's pending work: the homes' sends, then
         # the pages, which the links' buckets may hold back.
-        t = e.clock + pend[me]
+        t = e.clock + pend[me] + idle[me]
         start = t + max(sw(s) for _, s in comms)
         until = max(throttle(host_of(h), host_of(me), s, start) for h, s in comms)
         if seen is not None and len(seen) == len(key):
@@ -1180,7 +1227,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 push_count["reused"] += 1
             took = max(seen[me], until - t)
             acct[me]["barrier"] += took
-            pend[me] += took
+            later(me, took)
         else:
             if me == key[0][0]:
                 push_count["timed"] += 1
@@ -1191,7 +1238,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
             after_bucket(until)
             acct[me]["barrier"] += e.clock - t
         work(me, sum(s for _, s in comms) / memcpy, "barrier")  # the pages into their slots
-        loom_until[me] = e.clock + pend[me]
+        loom_until[me] = e.clock + pend[me] + idle[me]
 
     fetch_net = (float(net["fetch_overhead_us"]), float(net.get("fetch_extra_page_us", 0)))
     if burst > 0:
@@ -1312,7 +1359,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                             else:
                                 # The kick and the give-up, served by the
                                 # keeper and the home, each perhaps computing.
-                                t0 = e.clock + pend[me]
+                                t0 = e.clock + pend[me] + idle[me]
                                 t = one_way(me, k)
                                 t += serve_wait(me, k, t0 + t) + one_way(k, lid % n)
                                 if lid % n != me:
@@ -1383,7 +1430,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         stuck = sorted(set(ops) - set(finish))
         raise RuntimeError(f"the replay deadlocked: ranks {stuck} never finished (a lock or barrier the trace "
                            "does not close)")
-    out = {"ranks": n, "hosts": hosts, "ranks_per_host": rph, "topology": topology or "star",
+    out = {"ranks": n, "hosts": hosts, "ranks_per_host": rph, "cores": cores, "topology": topology or "star",
            "platform": plat.get("names", []), "borrowed": plat.get("borrowed", []), "compute_from": compute_from,
            "compute_scale": scale, "prefetch": prefetch,
            "prefetched_pages": sum(sum(n for g in pushes[k].values() for n in g.values()) for k in pushes),
@@ -1514,8 +1561,11 @@ def main(a):
                 ref = lt.load(a.compute_of)
             except (OSError, ValueError) as ex:
                 raise ValueError(f"--compute-of {a.compute_of}: {ex}")
+        if getattr(a, "cores", 0) < 0:
+            raise ValueError(f"--cores {a.cores}: give a number of cores (0: a core per rank)")
         p = predict(ranks, plat, rph, a.topology, a.compute, window, getattr(a, "prefetch", "auto"),
-                    getattr(a, "reuse", "on") != "off", getattr(a, "locks", "keep") == "keep", ref)
+                    getattr(a, "reuse", "on") != "off", getattr(a, "locks", "keep") == "keep", ref,
+                    getattr(a, "cores", 0))
     except (ValueError, RuntimeError) as ex:
         print(f"loom predict: {ex}", file=sys.stderr)
         return 2
