@@ -12,13 +12,7 @@ R=docs/results/issue17/subset
 PLAT=docs/results/issue17/paired_bb12c4d
 T=${TRACES:-/tmp/loom-cores}
 ROUNDS=${ROUNDS:-3}
-B=$PWD/build/bench/stencil_pairs
-export MPIEXEC=$PWD/.venv/bin/mpiexec
-trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
-rm -rf "$T"
-mkdir -p "$T"
-scripts/cluster.sh down >/dev/null 2>&1 || true
-scripts/cluster.sh up 3 >/dev/null
+. docs/results/issue17/subset/three_hosts.sh
 : > $R/cores_full.txt
 for i in $(seq 1 $ROUNDS); do
   LOOM_TRACE=$T/full.$i LOOM_HOST_SHARE=0 $MPIEXEC -n 3 $B --n 1024 --sweeps 100 --full > /dev/null

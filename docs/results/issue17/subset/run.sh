@@ -22,13 +22,7 @@ SWEEPS=${SWEEPS:-400}
 ACTIVE=${ACTIVE:-3}   # ranks that sweep (3 ranks on this 2-core machine: ACTIVE=2 gives each a core)
 OUT=${OUT:-results}
 ARGS="--n $N --sweeps $SWEEPS --active $ACTIVE"
-B=$PWD/build/bench/stencil_pairs
-export MPIEXEC=$PWD/.venv/bin/mpiexec
-trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
-rm -rf "$T"
-mkdir -p "$T"
-scripts/cluster.sh down >/dev/null 2>&1 || true
-scripts/cluster.sh up 3 >/dev/null
+. docs/results/issue17/subset/three_hosts.sh
 : > $T/rows.txt
 for i in $(seq 1 $ROUNDS); do
   for mode in pairs full; do
