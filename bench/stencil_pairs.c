@@ -19,8 +19,8 @@
  * the one after them: barriers 2 and 3 of the trace, for `loom predict
  * --window 2:3`) and the pages the barrier prefetch brought (summed over
  * the ranks, and how many were read), and checks the grid against a
- * sequential run bit for bit (exit 1 if it differs).  The model's subset barriers are validated with
- * it (docs/MODEL.md, "Barriers of a subset"). */
+ * sequential run bit for bit (exit 1 if it differs).  The model's subset
+ * barriers are validated with it (docs/MODEL.md, "Barriers of a subset"). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
