@@ -149,12 +149,14 @@ if fe and ib and a:
 # Jacobi's 8-page fetches (prefetch off) come faster than the bucket
 # refills, so a small bucket makes them slower; a bucket that never runs
 # dry changes nothing.
-def tbf(burst):
-    path = os.path.join(work, f"tbf_{burst}.json")
-    json.dump({"format": "loom-platform 1", "name": f"bucket {burst}",
-               "between_hosts": {"latency_us": 50, "bandwidth_MBps": 10, "burst_bytes": burst,
-                                 "measured": {"pingpong_us": {"1": 50, "4096": 60, "65536": 200}}}}, open(path, "w"))
-    return predict(jt, "--platform", plat, "--platform", path, "--prefetch", "off")
+def tbf(burst, push_us=None):
+    path = os.path.join(work, f"tbf_{burst}_{push_us}.json")
+    net = {"latency_us": 50, "bandwidth_MBps": 10, "burst_bytes": burst,
+           "measured": {"pingpong_us": {"1": 50, "4096": 60, "65536": 200}}}
+    if push_us is not None:
+        net["barrier_push_us"] = push_us
+    json.dump({"format": "loom-platform 1", "name": f"bucket {burst}", "between_hosts": net}, open(path, "w"))
+    return predict(jt, "--platform", plat, "--platform", path, *(("--prefetch", "off") if push_us is None else ()))
 
 
 free, huge, small = tbf(0), tbf(10 ** 12), tbf(4096)
@@ -164,6 +166,11 @@ if None not in (free, huge, small):
     fs = max(r["fault_s"] for r in small["per_rank"])
     check(huge["per_rank"] == free["per_rank"], "a bucket that never runs dry: the same prediction as none")
     check(fs > 1.5 * ff, f"a 4 KiB bucket: the fetches wait for tokens ({fs:.4f} s of faults against {ff:.4f} s)")
+# A bucket and a calibrated push together (the validation's 1 Gbit/s and
+# 100 Mbit/s platforms: the push's price less the bucket's wait): the
+# replay ran into a name it had reused for a number (c4252a0 to the fix).
+pb = tbf(4096, push_us=200)
+check(pb is not None and pb["prefetched_pages"] > 0, "a platform with a token bucket and a push price replays, pushing")
 json.dump({"format": "loom-platform 1", "between_hosts": {"burst_bytes": "big"}}, open(os.path.join(work, "tbf_bad.json"), "w"))
 p = sh([sys.executable, TOOL, "predict", jt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"),
         "--platform", os.path.join(work, "tbf_bad.json")])

@@ -1115,8 +1115,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # excess that was that wait is the bucket's here, not the barrier's.
     push_s = float(net.get("barrier_push_us") or 0) * 1e-6 if spread else 0.0
     if push_s and burst > 0:
-        idle = sw(16384) + 16384 / (link_bandwidth(net) * 1e6)
-        push_s = max(0.0, push_s - max(0.0, 16384 / rate - idle))
+        alone = sw(16384) + 16384 / (link_bandwidth(net) * 1e6)
+        push_s = max(0.0, push_s - max(0.0, 16384 / rate - alone))
     arrivals = defaultdict(float)   # barrier's number -> the last arrival's time
     nth = defaultdict(int)          # rank -> barriers it has entered
 
