@@ -456,6 +456,19 @@ if star:
             check(asked > 0 and asked_before > 0 and asked * 1.5e-3 <= grew <= asked * 4e-3 + took(two),
                   f"{asked} takes through a home on the other host ({asked_before} at the messages' price) at 2 ms "
                   f"each: {grew * 1e3:.1f} ms more lock time")
+            # And so does the acknowledgement of an unlock's diffs sent to
+            # a home on the other host (one a release): about 2 ms more an
+            # unlock that sent any.
+            sent = 0
+            for r in loom_trace.load(bt):
+                ops, _ = loom_model.rank_ops(r, "cpu")
+                sent += sum(1 for o in ops if o.kind == loom_model.UNLOCK and any(
+                    y[2] == loom_model.DIFF and (y[6] >> 48) // 2 != r.rank // 2 for y in o.nested))
+            freed = lambda p: sum(r["unlock_s"] for r in p["per_rank"])
+            grew = freed(home) - freed(two)
+            check(sent > 0 and sent * 1.5e-3 <= grew <= sent * 2.5e-3 + freed(two),
+                  f"{sent} unlocks whose diffs went to a home on the other host, acknowledged at 2 ms each: "
+                  f"{grew * 1e3:.1f} ms more unlock time")
 # A request that reaches a home while it computes waits for the home's
 # protocol thread (between_hosts.serve_wake_us, from the calibration's
 # pagefetch_busy_home): across hosts some of Barnes-Hut's fetches and lock
