@@ -10,6 +10,9 @@
                           (Loom's fault and barrier time, measured and predicted)
   bench/model_validate.py --noise A.json B.json
                           (the measurements' own spread: within each run, and B's medians against A's)
+  bench/model_validate.py --runs A.json [B.json ...]
+                          (the targets run by run: each configuration's median and worst |error|
+                          in each file, and in how many runs each target held)
   bench/model_validate.py --compute OUT.json
                           (each error split: the computation's, and Loom's operations')
 
@@ -115,6 +118,47 @@ def errors(paths):
         f"{100 * s['median_abs_error']:.1f}%, {100 * s['worst_abs_error']:.1f}%" for _, _, s in cols) + " |")
 
 
+MEDIAN_TARGET, WORST_TARGET = 0.10, 0.25  # the issue's targets (docs/MODEL.md, "Validation")
+
+
+def runs(paths):
+    """The targets run by run: a row per file, a column per configuration
+    (median |error|, worst |error|, and whether each target held), then per
+    configuration how many of the runs that have it met the median, the
+    worst, and both."""
+    cols, files = [], []
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)["configs"]
+        files.append(("/".join(os.path.abspath(p).split(os.sep)[-2:]), d))  # its run's folder, and the file
+        cols += [c for c in d if c not in cols]
+
+    def mark(ok):
+        return "yes" if ok else "no"
+
+    print("| run | " + " | ".join(f"{c}: median, worst" for c in cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    met = {c: [0, 0, 0, 0] for c in cols}  # runs, median met, worst met, both
+    for name, d in files:
+        cells = []
+        for c in cols:
+            if c not in d:
+                cells.append("-")
+                continue
+            s = d[c]["summary"]
+            m, w = s["median_abs_error"], s["worst_abs_error"]
+            ok_m, ok_w = m <= MEDIAN_TARGET, w <= WORST_TARGET
+            k = met[c]
+            k[0] += 1
+            k[1] += ok_m
+            k[2] += ok_w
+            k[3] += ok_m and ok_w
+            cells.append(f"{100 * m:.1f}% ({mark(ok_m)}), {100 * w:.1f}% ({mark(ok_w)})")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print("| runs that met median / worst / both | " +
+          " | ".join(f"{k[1]} / {k[2]} / **{k[3]}** of {k[0]}" for k in (met[c] for c in cols)) + " |")
+
+
 def noise(a_path, b_path):
     """What the measurements alone would miss by, per configuration, as
     median and worst over the programs: each program's measured runs'
@@ -211,6 +255,9 @@ def main():
         return 0
     if len(sys.argv) >= 3 and sys.argv[1] == "--errors":
         errors(sys.argv[2:])
+        return 0
+    if len(sys.argv) >= 3 and sys.argv[1] == "--runs":
+        runs(sys.argv[2:])
         return 0
     if len(sys.argv) == 4 and sys.argv[1] == "--noise":
         noise(sys.argv[2], sys.argv[3])

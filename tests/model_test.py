@@ -588,6 +588,20 @@ p = sh([sys.executable, os.path.join(ROOT, "bench", "model_validate.py"), "--com
 check(p.returncode == 0 and "| h2r1_x | lu | 1.000 | 0.700 / 0.750 | +5.0% | 0.300 / 0.100 | -20.0% | -10.0% |"
       in p.stdout and "| h2r1_x | mg | 1.000 | 0.700 / 0.950 (job) | +25.0% | 0.300 / 0.200 (job) | -10.0% | +10.0% |"
       in p.stdout, "the error split: computation +5%, Loom's operations -20%, in all -10%; a job's breakdown marked")
+# The targets run by run (--runs): a run at 9% / 26% meets the median and
+# not the worst; one at 10% / 25% meets both (the bounds are inclusive); a
+# run without the configuration is not counted.
+runs_dir = [os.path.join(work, f"run{i}") for i in range(3)]
+for d, summ in zip(runs_dir, [{"h2r1_x": (0.09, 0.26), "h1r2": (0.11, 0.2)}, {"h2r1_x": (0.10, 0.25)}, {"h1r2": (0.02, 0.05)}]):
+    os.makedirs(d, exist_ok=True)
+    json.dump({"configs": {c: {"rows": [], "summary": {"median_abs_error": m, "worst_abs_error": w}}
+                           for c, (m, w) in summ.items()}}, open(os.path.join(d, "validation.json"), "w"))
+p = sh([sys.executable, os.path.join(ROOT, "bench", "model_validate.py"), "--runs"]
+       + [os.path.join(d, "validation.json") for d in runs_dir])
+check(p.returncode == 0 and "| run0/validation.json | 9.0% (yes), 26.0% (no) | 11.0% (no), 20.0% (yes) |" in p.stdout
+      and "| run2/validation.json | - | 2.0% (yes), 5.0% (yes) |" in p.stdout
+      and "| runs that met median / worst / both | 2 / 1 / **1** of 2 | 1 / 2 / **1** of 2 |" in p.stdout,
+      f"the targets run by run, counted per configuration ({p.stdout.strip()})")
 
 # 8. Barriers of a subset (loom_barrier_subset): bench/stencil_pairs at 3
 # ranks synchronizes each sweep by barriers of neighbouring pairs ({0, 1},
