@@ -986,6 +986,13 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         if until > e.clock:
             sg.this_actor.sleep_for(until - e.clock)
 
+    def small_message_s(me, dst, size):
+        """Seconds a small message (under 1 KiB) from rank me to rank dst
+        takes: its route's time, with no share of the links."""
+        ha, hb = host_of(me), host_of(dst)
+        lat, bw = route(ha, hb)
+        return (sw(size) if ha != hb else 0.0) + lat + size / bw
+
     def message(me, dst, size):
         """A blocking point-to-point transfer from rank me to rank dst.  A
         small one (requests, acknowledgements, lock messages) takes its
@@ -993,8 +1000,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         nothing): one simulation step instead of a transfer."""
         ha, hb = host_of(me), host_of(dst)
         if size < 1024:
-            lat, bw = route(ha, hb)
-            sg.this_actor.sleep_for((sw(size) if ha != hb else 0.0) + lat + size / bw)
+            sg.this_actor.sleep_for(small_message_s(me, dst, size))
             return
         if ha != hb:
             sg.this_actor.sleep_for(sw(size))
@@ -1088,10 +1094,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 # barrier, whose application threads serve it.
                 h0 = comms[0][0]
                 if cat == "unlock" and home_lock_s and host_of(h0) != host_of(me):
-                    message(h0, me, REQUEST_BYTES)
-                    rest = home_lock_s - (e.clock - t)
-                    if rest > 0:
-                        sg.this_actor.sleep_for(rest)
+                    # (the acknowledgement's own time at least; one step)
+                    sg.this_actor.sleep_for(max(small_message_s(h0, me, REQUEST_BYTES),
+                                                home_lock_s - (e.clock - t)))
                 else:
                     w = serve_wait(me, h0, e.clock)
                     if w:
