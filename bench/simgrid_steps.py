@@ -6,7 +6,8 @@ of one kind, and the wall time per step.
   bench/simgrid_steps.py [--steps N] [--contexts]
 
 Kinds: sleep (this_actor.sleep_for), send (Comm.sendto of 4 KiB to another
-node), barrier (a Barrier of all 64).  --contexts also tries SimGrid's other
+node), barrier (a Barrier of all 64); each with the actors' threads free
+on every CPU, then pinned to one (loom_model.pin_to_one_cpu).  --contexts also tries SimGrid's other
 context factories (raw, ucontext, boost), each in a child process, and says
 whether the Python module survives them.  Needs python3-simgrid.
 """
@@ -26,7 +27,7 @@ XML = """<?xml version='1.0'?>
 """
 
 
-def run(kind, steps, factory):
+def run(kind, steps, factory, pin=False):
     import loom_model
     sg = loom_model.import_simgrid()
     args = ["steps", "--log=root.thres:critical", "--cfg=network/model:CM02"]
@@ -49,10 +50,15 @@ def run(kind, steps, factory):
             else:
                 bar.wait()
 
-    for k in range(64):
-        sg.Actor.create(f"a{k}", hosts[k], actor, k)
-    t0 = time.time()
-    e.run()
+    pinned = loom_model.pin_to_one_cpu() if pin else None
+    try:
+        for k in range(64):
+            sg.Actor.create(f"a{k}", hosts[k], actor, k)
+        t0 = time.time()
+        e.run()
+    finally:
+        if pinned:
+            os.sched_setaffinity(0, pinned)
     return (time.time() - t0) / (64 * steps) * 1e6
 
 
@@ -65,9 +71,11 @@ def main():
     if a.child:
         print(f"{run('sleep', a.steps, a.child[1]):.1f}")
         return 0
-    for kind in ("sleep", "send", "barrier"):
-        print(f"{kind:8} {run(kind, a.steps, None):6.1f} us a step (64 actors x {a.steps}; SimGrid's default "
-              "factory for Python: threads)", flush=True)
+    for pin in (False, True):
+        where = "on one CPU, as loom predict runs them" if pin else "on every CPU"
+        for kind in ("sleep", "send", "barrier"):
+            print(f"{kind:8} {run(kind, a.steps, None, pin):6.1f} us a step (64 actors x {a.steps}; SimGrid's default "
+                  f"factory for Python: threads; {where})", flush=True)
     if a.contexts:
         for fac in ("raw", "ucontext", "boost"):
             p = subprocess.run([sys.executable, __file__, "--steps", "100", "--child", "sleep", fac],

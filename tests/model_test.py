@@ -523,6 +523,30 @@ one = predict(bt, "--platform", plat, "--platform", slow, "--topology", "star", 
 many = predict(bt, "--platform", plat, "--platform", slow, "--topology", "star", env={"LOOM_TOOL_JOBS": "3"})
 check(None not in (one, many) and one["per_rank"] == many["per_rank"] and one["per_rank"] == star["per_rank"],
       "ranks prepared in 1 or 3 processes or one a core: the same prediction, rank by rank")
+# The simulation's threads run on one CPU (loom_model.pin_to_one_cpu):
+# a thread started while pinned inherits the one CPU, and the CPUs come
+# back after; the prediction is the same pinned or free.
+free = predict(bt, "--platform", plat, "--platform", slow, "--topology", "star", env={"LOOM_TOOL_PIN": "0"})
+check(free is not None and one is not None and free["per_rank"] == one["per_rank"],
+      "the simulation pinned to one CPU or free on every CPU: the same prediction, rank by rank")
+if hasattr(os, "sched_getaffinity"):
+    import threading
+    before = os.sched_getaffinity(0)
+    os.environ.pop("LOOM_TOOL_PIN", None)
+    was = loom_model.pin_to_one_cpu()
+    seen = []
+    th = threading.Thread(target=lambda: seen.append(os.sched_getaffinity(0)))
+    th.start()
+    th.join()
+    if was:
+        os.sched_setaffinity(0, was)
+    check((len(before) < 2 and was is None) or (was == before and len(seen[0]) == 1 and seen[0] <= before),
+          f"pinned: a thread started then runs on one CPU of {len(before)} ({seen[0] if seen else '?'}), "
+          "and the CPUs it had are given back")
+    os.environ["LOOM_TOOL_PIN"] = "0"
+    check(loom_model.pin_to_one_cpu() is None and os.sched_getaffinity(0) == before,
+          "LOOM_TOOL_PIN=0 pins nothing")
+    os.environ.pop("LOOM_TOOL_PIN")
 p = sh([sys.executable, TOOL, "predict", bt, "--platform", plat], {"LOOM_TOOL_JOBS": "many"})
 check(p.returncode == 2 and "LOOM_TOOL_JOBS=many" in p.stderr, "a LOOM_TOOL_JOBS that is not a number is named")
 

@@ -18,6 +18,7 @@ Needs SimGrid's Python module (Debian: python3-simgrid; scripts/setup.sh
 installs it as root).
 """
 import bisect
+import gc
 import json
 import math
 import os
@@ -624,7 +625,6 @@ def prepare(prep):
     """prep over every rank, in forked processes, one a core (at most 16;
     LOOM_TOOL_JOBS sets how many, 1 none): a 64-rank trace holds millions
     of records.  The results come back in rank order."""
-    global _PREP
     ranks = prep.ranks
     try:
         cores = len(os.sched_getaffinity(0))
@@ -635,6 +635,21 @@ def prepare(prep):
     except ValueError:
         raise ValueError(f"LOOM_TOOL_JOBS={os.environ['LOOM_TOOL_JOBS']}: expected a number of processes")
     jobs = min(jobs, len(ranks))
+    # Millions of records and operations, none of them in a cycle: the
+    # collector's passes over them as they grow (here and in unpickling the
+    # workers' results) were a third of the preparation's time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _prepare(prep, jobs)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _prepare(prep, jobs):
+    global _PREP
+    ranks = prep.ranks
     if jobs >= 2:
         import multiprocessing
         try:
@@ -654,6 +669,25 @@ def prepare(prep):
 
 
 # ---------------------------------------------------------------- the replay
+
+def pin_to_one_cpu():
+    """Keep this thread, and the threads it starts, on the CPU it runs on
+    now (the scheduler's choice: replays in processes side by side land
+    apart); LOOM_TOOL_PIN=0 leaves them free.  Returns the CPUs it was
+    allowed before, to give back, or None where nothing was pinned."""
+    if os.environ.get("LOOM_TOOL_PIN", "1") == "0" or not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        allowed = os.sched_getaffinity(0)
+        with open("/proc/thread-self/stat") as f:
+            cpu = int(f.read().rsplit(")", 1)[1].split()[36])  # field 39, "processor"
+        if len(allowed) < 2 or cpu not in allowed:
+            return None
+        os.sched_setaffinity(0, {cpu})
+        return allowed
+    except (OSError, ValueError, IndexError):
+        return None
+
 
 def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetch="auto", reuse=True, keep=True,
             compute_of=None, cores=0):
@@ -1444,9 +1478,19 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
         flush(me)
         finish[me] = e.clock
 
-    for k in sorted(ops):
-        sg.Actor.create(f"rank{k}", hobj[host_of(k)], actor, k)
-    e.run()
+    # SimGrid runs one actor at a time, each on a thread of its own that
+    # the one before wakes: on one CPU those hand-overs are switches on
+    # that CPU's queue, where spread over several each wakes a thread on
+    # another CPU (CG's 64-rank replay: 36 s of simulation on 2 CPUs, 20 s
+    # on one).  The actors' threads start from this one and inherit it.
+    pinned = pin_to_one_cpu()
+    try:
+        for k in sorted(ops):
+            sg.Actor.create(f"rank{k}", hobj[host_of(k)], actor, k)
+        e.run()
+    finally:
+        if pinned:
+            os.sched_setaffinity(0, pinned)
     note.done()
     if len(finish) != n:
         stuck = sorted(set(ops) - set(finish))
