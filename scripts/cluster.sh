@@ -29,7 +29,12 @@
 # not collide), MPIEXEC (default: mpiexec from the project's .venv, else PATH),
 # LOOM_CLUSTER_NOLOCAL=1 (push same-host MPI traffic through TCP as well),
 # LOOM_CLUSTER_CPUS=K (host i's ranks and their threads run on cores
-# iK..iK+K-1 only, as on machines of K cores each; default: no binding).
+# iK..iK+K-1 only, as on machines of K cores each; default: no binding),
+# LOOM_CLUSTER_TCP (the hosts' TCP congestion control, default cubic, else
+# reno where the machine does not allow cubic in namespaces: set in each
+# host, never from the machine's default, which may pace: under bbr, MG
+# across 1 Gbit/s links stalled 10 ms at 17-27 barriers a run; `status`
+# names the one in use).
 # `run` passes the whole environment (LOOM_* included) to every rank.
 set -euo pipefail
 
@@ -38,6 +43,7 @@ PREFIX=${LOOM_CLUSTER_PREFIX:-loomc-}
 BRNS=${PREFIX}br
 STATE_DIR=/run/loom-cluster
 STATE=$STATE_DIR/${PREFIX}state
+TCP_CC=${LOOM_CLUSTER_TCP:-cubic}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
@@ -88,7 +94,7 @@ do_down() {
   for ns in $(our_namespaces); do
     ip netns del "$ns" 2>/dev/null || true   # deletes its veth ends; the peers go with them
   done
-  rm -f "$STATE"
+  rm -f "$STATE" "$STATE.tcp"
 }
 
 # tbf needs a bucket of at least one timer tick of traffic; 2 ms worth, >= 64 KiB.
@@ -115,7 +121,7 @@ do_up() {
   need_netns
   lock
   # Already up with the same shape: nothing to do.
-  if [ -f "$STATE" ] && [ "$(cat "$STATE")" = "$n ${rate:-none}" ] &&
+  if [ -f "$STATE" ] && [ "$(cat "$STATE")" = "$n ${rate:-none} $TCP_CC" ] &&
      [ "$(our_namespaces | wc -l)" -eq $((n + 1)) ] && healthy "$n"; then
     return 0
   fi
@@ -138,6 +144,7 @@ do_up() {
     ip -n "$ns" link add eth0 type veth peer name "h$i" netns "$BRNS"
     ip -n "$ns" addr add "198.18.0.$((i + 1))/24" dev eth0
     ip -n "$ns" link set eth0 up
+    set_tcp "$ns" >"$STATE.tcp"
     ip -n "$BRNS" link set "h$i" master br0
     ip -n "$BRNS" link set "h$i" up
     if [ -n "$rate" ]; then
@@ -152,8 +159,27 @@ do_up() {
     [ $tries -lt 50 ] || die "up: hosts cannot reach each other"
     sleep 0.1
   done
-  echo "$n ${rate:-none}" >"$STATE"
+  echo "$n ${rate:-none} $TCP_CC" >"$STATE"
+  local got
+  got=$(cat "$STATE.tcp")
+  [ "$got" = "$TCP_CC" ] || echo "cluster.sh: TCP congestion control $TCP_CC is not allowed in namespaces here" \
+    "(net.ipv4.tcp_allowed_congestion_control: $(sysctl -n net.ipv4.tcp_allowed_congestion_control 2>/dev/null));" \
+    "the hosts use $got" >&2
   trap - EXIT INT TERM HUP
+}
+
+# The host's TCP congestion control: LOOM_CLUSTER_TCP, else cubic, else
+# reno (a namespace may set only those in the machine's allowed list);
+# prints the one set, or the namespace's default where none could be.
+set_tcp() {
+  local ns=$1 c
+  for c in "$TCP_CC" cubic reno; do
+    if ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$c" 2>/dev/null; then
+      echo "$c"
+      return 0
+    fi
+  done
+  ip netns exec "$ns" sysctl -n net.ipv4.tcp_congestion_control
 }
 
 # Every host's link is up at both ends (no ping needed: carrier on the veth
@@ -180,7 +206,7 @@ do_status() {
   if [ "$n" -eq 0 ]; then echo "no cluster (prefix $PREFIX)"; return 0; fi
   local rate
   rate=$(cut -d' ' -f2 "$STATE")
-  echo "prefix $PREFIX: $n hosts, rate $rate$([ "$rate" = none ] || echo ", bucket $(tbf_burst "$rate") bytes")"
+  echo "prefix $PREFIX: $n hosts, rate $rate$([ "$rate" = none ] || echo ", bucket $(tbf_burst "$rate") bytes"), TCP $(cat "$STATE.tcp" 2>/dev/null || echo '?')"
   for ((i = 0; i < n; i++)); do echo "  host $i: netns $(host_ns "$i"), node$i, 198.18.0.$((i + 1))"; done
 }
 
