@@ -659,16 +659,22 @@ if pairs:
               f"{lat * 1e6:.0f} us; window {far['predicted_window_s']:.4f} s against {one['predicted_window_s']:.4f} "
               f"on one host)")
     # Hosts that share cores (--cores: an emulated cluster on one
-    # machine): with one core the three ranks' computation takes turns, so
-    # the sweeps take at least all of it; with a core each, as without.
+    # machine): with one core the three ranks' work (their computation and
+    # Loom's: inside a host a fault is CPU work) takes turns, so the sweeps
+    # take at least all of it, and longer than with a core each by at least
+    # half of what the ranks could have done side by side (the work less
+    # the busiest rank's); with a core each, as without.  (The share of the
+    # computation in the sweeps is the traced machine's: 0.6 ms of 3.5 on
+    # a fast one, most of it on a slow one.)
     c1 = predict(pt, "--platform", plat, "--ranks-per-host", "3", "--window", "2:3", "--cores", "1")
     c3 = predict(pt, "--platform", plat, "--ranks-per-host", "3", "--window", "2:3", "--cores", "3")
     if one and c1 and c3:
-        work = sum(r["window"]["compute_s"] for r in one["per_rank"])
+        each = [r["window"]["compute_s"] + r["window"]["fault_s"] for r in one["per_rank"]]
+        work, side = sum(each), sum(each) - max(each)
         w1, w3, w0 = c1["predicted_window_s"], c3["predicted_window_s"], one["predicted_window_s"]
-        check(c1["cores"] == 1 and w1 >= 0.95 * work and w1 > 1.5 * w0 and abs(w3 - w0) <= 0.05 * w0,
-              f"--cores: on one core the sweeps take {w1:.4f} s, their computation {work:.4f} s; on 3 cores "
-              f"{w3:.4f} s, a core each {w0:.4f} s")
+        check(c1["cores"] == 1 and w1 >= 0.95 * work and w1 - w0 >= 0.5 * side > 0 and abs(w3 - w0) <= 0.05 * w0,
+              f"--cores: on one core the sweeps take {w1:.4f} s, the ranks' work {work:.4f} s ({side:.4f} s of it "
+              f"beside the busiest rank's); on 3 cores {w3:.4f} s, a core each {w0:.4f} s")
     else:
         check(False, "loom predict --cores 1 and 3 replay the pairs' trace")
     # The barrier prefetch pushes at barriers of every rank only (the
