@@ -7,11 +7,12 @@ of one kind, and the wall time per step.
 
 Kinds: sleep (this_actor.sleep_for), send (Comm.sendto of 4 KiB to another
 node), barrier (a Barrier of all 64); each with the actors' threads free
-on every CPU, then pinned to one (loom_model.pin_to_one_cpu).  --contexts also tries SimGrid's other
+on every CPU, then pinned to one (loom_model.on_one_cpu).  --contexts also tries SimGrid's other
 context factories (raw, ucontext, boost), each in a child process, and says
 whether the Python module survives them.  Needs python3-simgrid.
 """
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -50,15 +51,11 @@ def run(kind, steps, factory, pin=False):
             else:
                 bar.wait()
 
-    pinned = loom_model.pin_to_one_cpu() if pin else None
-    try:
+    with loom_model.on_one_cpu() if pin else contextlib.nullcontext():
         for k in range(64):
             sg.Actor.create(f"a{k}", hosts[k], actor, k)
         t0 = time.time()
         e.run()
-    finally:
-        if pinned:
-            os.sched_setaffinity(0, pinned)
     return (time.time() - t0) / (64 * steps) * 1e6
 
 

@@ -18,6 +18,7 @@ Needs SimGrid's Python module (Debian: python3-simgrid; scripts/setup.sh
 installs it as root).
 """
 import bisect
+import contextlib
 import gc
 import json
 import math
@@ -687,6 +688,17 @@ def pin_to_one_cpu():
         return allowed
     except (OSError, ValueError, IndexError):
         return None
+
+
+@contextlib.contextmanager
+def on_one_cpu():
+    """pin_to_one_cpu for the block, the CPUs given back after it."""
+    pinned = pin_to_one_cpu()
+    try:
+        yield
+    finally:
+        if pinned:
+            os.sched_setaffinity(0, pinned)
 
 
 def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetch="auto", reuse=True, keep=True,
@@ -1483,14 +1495,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # that CPU's queue, where spread over several each wakes a thread on
     # another CPU (CG's 64-rank replay: 36 s of simulation on 2 CPUs, 20 s
     # on one).  The actors' threads start from this one and inherit it.
-    pinned = pin_to_one_cpu()
-    try:
+    with on_one_cpu():
         for k in sorted(ops):
             sg.Actor.create(f"rank{k}", hobj[host_of(k)], actor, k)
         e.run()
-    finally:
-        if pinned:
-            os.sched_setaffinity(0, pinned)
     note.done()
     if len(finish) != n:
         stuck = sorted(set(ops) - set(finish))
