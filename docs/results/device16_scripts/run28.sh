@@ -11,12 +11,7 @@ DEADLINE=${DEADLINE:-400}
 left() { echo $((DEADLINE - (SECONDS - T0))); }
 stamp() { tar czf "$OUTD/all28.tgz" -C "$O" . 2>/dev/null; cp "$O/log.txt" "$OUTD/log28.txt" 2>/dev/null; echo "== [$((SECONDS - T0)) s] $*"; }
 exec >"$O/log.txt" 2>&1
-rm -rf .venv && cp -a .devvenv .venv
-[ -d build ] || cp -a .devbuild build
-mkdir -p /work; [ "$R" = /work/main ] || [ -e /work/main ] || ln -s "$R" /work/main
-export PATH=$R/.venv/bin:$PATH PYTHONUNBUFFERED=1
-command -v ip >/dev/null && command -v nsenter >/dev/null || export PATH=$PATH:$R/.venv/net/bin
-export MPIEXEC=$R/.venv/bin/mpiexec
+. "$R/docs/results/device16_scripts/device_env.sh"
 C=scripts/cluster.sh; B=build/bench/loom_bench; EXP="LD_LIBRARY_PATH=$R/.devexp"
 nproc; grep -m1 "model name" /proc/cpuinfo; lscpu | grep -E "^(Thread|Core|Socket)"; command -v ip tc nsenter unshare python3
 stamp "cluster up 2"; $C up 2; echo "up rc=$?"

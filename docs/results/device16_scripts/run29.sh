@@ -12,12 +12,7 @@ DEADLINE=${DEADLINE:-330}
 left() { echo $((DEADLINE - (SECONDS - T0))); }
 stamp() { tar czf "$OUTD/all29.tgz" -C "$O" . 2>/dev/null; cp "$O/log.txt" "$OUTD/log29.txt" 2>/dev/null; echo "== [$((SECONDS - T0)) s] $*"; }
 exec >"$O/log.txt" 2>&1
-rm -rf .venv && cp -a .devvenv .venv
-[ -d build ] || cp -a .devbuild build
-mkdir -p /work; [ "$R" = /work/main ] || [ -e /work/main ] || ln -s "$R" /work/main
-export PATH=$R/.venv/bin:$PATH PYTHONUNBUFFERED=1
-command -v ip >/dev/null && command -v nsenter >/dev/null || export PATH=$PATH:$R/.venv/net/bin
-export MPIEXEC=$R/.venv/bin/mpiexec
+. "$R/docs/results/device16_scripts/device_env.sh"
 C=scripts/cluster.sh; B=build/bench/loom_bench; OLD="LD_LIBRARY_PATH=$R/.devold"
 nproc; ls -la .devold build/libloom.so*
 stamp "cluster up 4"; $C up 4; echo "up rc=$?"

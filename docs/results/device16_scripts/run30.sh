@@ -13,12 +13,7 @@ DEADLINE=${DEADLINE:-380}
 left() { echo $((DEADLINE - (SECONDS - T0))); }
 stamp() { tar czf "$OUTD/all30.tgz" -C "$O" . 2>/dev/null; cp "$O/log.txt" "$OUTD/log30.txt" 2>/dev/null; echo "== [$((SECONDS - T0)) s] $*"; }
 exec >"$O/log.txt" 2>&1
-rm -rf .venv && cp -a .devvenv .venv
-[ -d build ] || cp -a .devbuild build
-mkdir -p /work; [ "$R" = /work/main ] || [ -e /work/main ] || ln -s "$R" /work/main
-export PATH=$R/.venv/bin:$PATH PYTHONUNBUFFERED=1
-command -v ip >/dev/null && command -v nsenter >/dev/null || export PATH=$PATH:$R/.venv/net/bin
-export MPIEXEC=$R/.venv/bin/mpiexec
+. "$R/docs/results/device16_scripts/device_env.sh"
 CP2=${CP2:-8}; CP4=${CP4:-4}
 C=scripts/cluster.sh; B=$R/build/bench/loom_bench; OLD="LD_LIBRARY_PATH=$R/.devold"
 nproc; lscpu | grep -E "Model name|Thread|Core|Socket|NUMA node" ; uname -r; python3 --version

@@ -5,12 +5,7 @@
 set +e
 T0=$SECONDS; R=$PWD; OUTD=${OUT:-/tmp/out}; O=/tmp/w31; mkdir -p "$O" "$OUTD"
 exec >"$O/log.txt" 2>&1
-rm -rf .venv && cp -a .devvenv .venv
-[ -d build ] || cp -a .devbuild build
-mkdir -p /work; [ "$R" = /work/main ] || [ -e /work/main ] || ln -s "$R" /work/main
-export PATH=$R/.venv/bin:$PATH PYTHONUNBUFFERED=1
-command -v ip >/dev/null && command -v nsenter >/dev/null || export PATH=$PATH:$R/.venv/net/bin
-export MPIEXEC=$R/.venv/bin/mpiexec
+. "$R/docs/results/device16_scripts/device_env.sh"
 C=scripts/cluster.sh; B=$R/build/bench/loom_bench
 $C up 2 >/dev/null 2>&1; $C status | head -1
 for rep in 1 2; do

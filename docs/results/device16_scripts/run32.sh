@@ -7,12 +7,7 @@
 set +e
 T0=$SECONDS; R=$PWD; OUTD=${OUT:-/tmp/out}; O=/tmp/w32; mkdir -p "$O" "$OUTD"
 exec >"$O/log.txt" 2>&1
-rm -rf .venv && cp -a .devvenv .venv
-[ -d build ] || cp -a .devbuild build
-mkdir -p /work; [ "$R" = /work/main ] || [ -e /work/main ] || ln -s "$R" /work/main
-export PATH=$R/.venv/bin:$PATH PYTHONUNBUFFERED=1
-command -v ip >/dev/null && command -v nsenter >/dev/null || export PATH=$PATH:$R/.venv/net/bin
-export MPIEXEC=$R/.venv/bin/mpiexec
+. "$R/docs/results/device16_scripts/device_env.sh"
 C=scripts/cluster.sh; B=$R/build/bench/loom_bench; CP=${CP:-2}
 cat /sys/devices/system/cpu/cpuidle/current_driver /sys/devices/system/cpu/cpuidle/current_governor 2>&1 | tr '\n' ' '
 ls /sys/devices/system/cpu/cpu0/cpuidle/ 2>&1 | tr '\n' ' '; echo
