@@ -331,6 +331,7 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     sync_host_locks_start();
   }
   rt.tp.set_lock_kick_handler(sync_kicked);  // kicks come only after init's last barrier
+  rt.tp.set_tell_counter(&rt.st.s.reads_told);
   LOOM_TRY(vm_reserve(MPI_COMM_WORLD));
   LOOM_TRY(vm_install_handler(proto_fault, heap_describe_near));
   if (rt.cfg.restart_dir[0])

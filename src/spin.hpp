@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 namespace loom {
@@ -61,6 +62,20 @@ class SpinPhase {
 // 100 us, programs whose ranks all compute (4 on 2 cores) leaned 8-11%
 // slower, their waits that long mostly a rank descheduled for a slice
 // (1.5-3 ms) and ended late by a nap (docs/results/issue10/idle_naps/).
+// A wait whose rank others are reading yields instead of napping:
+// idle_read_until says until when (spin_mono_ns) ranks on other hosts
+// read this rank's pages.  A page read there is an MPI_Get, which this
+// rank's MPI progresses only inside its next MPI call, so while a wait of
+// this rank naps each get waits for the nap's end (2 hosts x 2 on 2 cores:
+// a fetch per fault from a home in a barrier 62-66 us with yields, 92-97
+// us with naps).  No thread of the home can see a get go through, so the
+// reader tells it (Transport::get, the async path's kOpReading, at most
+// every Transport::kTellReadsNs), and the home's waits yield until
+// kReadWindowNs after the last such message (108-114 -> 68-118 us, median
+// 112 -> 94: docs/BENCHMARKS.md, "A reader tells the home").
+inline std::atomic<int64_t> idle_read_until{0};
+constexpr int64_t kReadWindowNs = 1000000;
+
 class IdlePace {
  public:
   static constexpr int64_t kYieldNs = 4000000, kNapMinNs = 10000, kNapMaxNs = 50000;
@@ -77,8 +92,9 @@ class IdlePace {
     }
     const int64_t t = spin_mono_ns();
     if (!since_) since_ = t;
-    if (t - since_ < kYieldNs) {
+    if (t - since_ < kYieldNs || t < idle_read_until.load(std::memory_order_relaxed)) {
       sched_yield();
+      nap_ = kNapMinNs;
       return;
     }
     if (slack_ < 0) {

@@ -466,6 +466,9 @@ typedef struct loom_stats {
                             host, LOOM_HOST_SHARE) */
   uint64_t home_lookups; /* reads of the home directory to learn pages' homes (a fault's window read as one batch
                             counts once; the entries of ranks whose memory this rank maps are local loads) */
+  uint64_t reads_told;   /* messages telling a home on another host that this rank reads its pages, sent where the
+                            home's cores are all taken (its waits would nap while a read waits for its next poll;
+                            at most one every 0.5 ms a home: docs/ARCHITECTURE.md, "Waiting") */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 /* The calling thread's share of this rank's statistics since the last

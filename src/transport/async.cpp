@@ -17,6 +17,8 @@
 //            and the hand-over it may send on (kOpStoreQuiet) have no reply;
 //            neither has a group barrier's signal (kOpStoreQuiet too;
 //            words after its header are put at b before the store).
+//   reading  kOpReading: the sender is reading this rank's pages by
+//            MPI_Get, so its waits should poll, not nap; no reply.
 // Requests go to tag kTagReq (only the protocol thread receives it), replies
 // to tag kTagReply (only the application thread receives it), both on a
 // private duplicate of the communicator.  The application thread has at
@@ -64,6 +66,7 @@ enum : uint32_t {
   kOpLockEnqueue = 15,  // off = tail, a = link base, b = me; reply the old tail
   kOpLockRelease = 16,  // off, a, b as above, then freed, locked_off, handover; no reply
   kOpLockKick = 17,     // off = lock id: the kick handler (sync.cpp); no reply
+  kOpReading = 18,      // the sender reads this rank's pages by MPI_Get (spin.hpp, idle_read_until); no reply
 };
 
 constexpr int kTagReq = 1, kTagReply = 2;
@@ -442,6 +445,10 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
     if (auto* fn = kick_.load(std::memory_order_acquire)) fn(off);
     return;
   }
+  if (op == kOpReading) {
+    idle_read_until.store(spin_mono_ns() + kReadWindowNs, std::memory_order_relaxed);
+    return;
+  }
   if (op == kOpStoreQuiet) {
     inside(Seg::Meta, off, 8);
     if (off % 8) fatal("async transport: an unaligned store at %llu from rank %d", (unsigned long long)off, src);
@@ -540,6 +547,13 @@ void AsyncPath::lock_kick(int r, uint64_t id) {
   check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
   wait_mine(1, &rq);
   sent_oneway(r);
+}
+
+void AsyncPath::tell_reading(int r) {
+  uint64_t m[kHdrWords] = {head(kOpReading, Seg::Data), 0, 0, 0};
+  MPI_Request rq;
+  check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
+  wait_mine(1, &rq);
 }
 
 uint64_t AsyncPath::load(int r, Seg s, uint64_t off) { return rpc_word(r, head(kOpLoad, s), off, 0, 0); }

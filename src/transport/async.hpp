@@ -95,6 +95,10 @@ class AsyncPath final : public Path {
   // lock's last holder): one message nobody answers, which r's serving
   // thread hands to the kick handler.
   void lock_kick(int r, uint64_t id);
+  // Tell r that this rank reads its pages by MPI_Get (auto's page reads),
+  // so that r's waits poll for a while instead of napping (spin.hpp,
+  // idle_read_until): one message nobody answers.
+  void tell_reading(int r);
   void set_kick_handler(void (*fn)(uint64_t id)) { kick_.store(fn, std::memory_order_release); }
   // Every lock_release and lock_kick sent so far has been served (one
   // acknowledgement round to the ranks that got one since the last call;

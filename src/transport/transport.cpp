@@ -104,6 +104,11 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     if (opt.kind == LOOM_TRANSPORT_AUTO) {
       fetch_ = new MpiRmaPath(comm_, self_data_, opt.data_size, 0, *waiting_, opt_.spin);
       fetch_->set_serve([](void* a) { static_cast<AsyncPath*>(a)->serve_waiting(); }, async_);
+      // Whose waits nap (spin.hpp): a reader tells those that it reads them.
+      const uint8_t taken = cores_taken_ ? 1 : 0;
+      taken_.assign(nranks_, 0);
+      told_.assign(nranks_, 0);
+      check(MPI_Allgather(&taken, 1, MPI_BYTE, taken_.data(), 1, MPI_BYTE, comm_), "MPI_Allgather");
     }
   } else {
     // Every atomic must go through MPI now (see the atomicity rule), so the
@@ -140,7 +145,8 @@ void Transport::build_routes() {
     Route& to = routes_[r];
     if (async_) {
       Path* p = direct_->maps_data(r) ? static_cast<Path*>(direct_) : async_;
-      to = Route{{p, p}, {p == async_ && fetch_ ? static_cast<Path*>(fetch_) : p, p}, p};
+      const bool by_get = p == async_ && fetch_;
+      to = Route{{p, p}, {by_get ? static_cast<Path*>(fetch_) : p, p}, p, by_get && taken_[r] != 0};
     } else if (rma_) {
       Path* d = direct_->maps_data(r) ? static_cast<Path*>(direct_) : rma_;
       to = Route{{d, rma_}, {d, rma_}, rma_};
@@ -164,6 +170,18 @@ void Transport::iallgather_split(const uint64_t* in, uint64_t* out, MPI_Request*
 }
 
 void Transport::async_serve() { async_->serve_waiting(); }
+
+// A page read from r by MPI_Get waits for r's next MPI call, and r's waits
+// nap where its cores are taken: tell r, at most every kTellReadsNs, so
+// that they poll meanwhile (spin.hpp, idle_read_until).
+void Transport::tell_reading(int r) {
+  const int64_t t = spin_mono_ns();
+  if (t - told_[r] < kTellReadsNs) return;
+  told_[r] = t;
+  async_->tell_reading(r);
+  if (tells_) ++*tells_;
+}
+
 void Transport::far_waits(bool w) {
   if (w) waiting_->enter();
   else waiting_->leave();

@@ -204,7 +204,13 @@ class Transport {
   // one spare), else 500 (transport/cores.hpp); 0 without that thread.
   long protocol_nap_us() const;
 
-  void get(int r, Seg s, uint64_t off, void* dst, size_t len) { routes_[r].get[(int)s]->get(r, s, off, dst, len); }
+  void get(int r, Seg s, uint64_t off, void* dst, size_t len) {
+    if (s == Seg::Data && routes_[r].tell_reads) tell_reading(r);
+    routes_[r].get[(int)s]->get(r, s, off, dst, len);
+  }
+  // How often at most a reader tells a home that it reads its pages
+  // (tell_reading; spin.hpp, idle_read_until).
+  static constexpr int64_t kTellReadsNs = 500000;
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) {
     routes_[r].seg[(int)s]->put(r, s, off, src, len);
   }
@@ -297,6 +303,9 @@ class Transport {
   void lock_release_served(int h, uint64_t tail_off, uint64_t link_base, uint64_t me, uint64_t freed,
                            uint64_t locked_off, uint64_t handover);
   void set_lock_kick_handler(void (*fn)(uint64_t id));
+  // Where tell_reading counts its messages (the statistics' reads_told;
+  // bumped inside get, by the thread that holds the rank lock).
+  void set_tell_counter(uint64_t* c) { tells_ = c; }
   // The MPI library's non-blocking barrier over every rank, and a test of a
   // request (true when complete).  Errors are fatal.
   void ibarrier(MPI_Request* rq);
@@ -360,9 +369,13 @@ class Transport {
     Path* seg[2];   // put, put_runs; indexed by Seg
     Path* get[2];   // get (async: Data by MPI_Get, see init)
     Path* atomics;  // load, store, cas, fetch_add, fetch_or, swap, atomic_op, or_range
+    // Data gets by MPI_Get from a rank whose cores are taken: tell it
+    // (tell_reading) that this rank reads it, or its naps hold each get.
+    bool tell_reads = false;
   };
   void build_routes();  // from the paths init created
   void async_serve();
+  void tell_reading(int r);  // at most every kTellReadsNs to r
   void far_waits(bool w);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -388,6 +401,9 @@ class Transport {
   bool cores_taken_ = false;
   MpiRmaPath* rma_ = nullptr;
   MpiRmaPath* fetch_ = nullptr;  // async: the Data window that gets read through
+  std::vector<uint8_t> taken_;   // with fetch_: each rank's cores_taken
+  std::vector<int64_t> told_;    // when tell_reading last told each rank
+  uint64_t* tells_ = nullptr;    // set_tell_counter
   AsyncPath* async_ = nullptr;
 };
 

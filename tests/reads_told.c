@@ -1,0 +1,69 @@
+/* A rank that reads pages by MPI_Get from a home whose cores are all taken
+ * tells the home so (src/transport/transport.cpp, tell_reading; src/spin.hpp,
+ * idle_read_until), at most once every 0.5 ms: the home's waits then poll
+ * instead of napping, since its MPI progresses a get only inside its next
+ * call.  Rank 0 homes P pages and waits in a barrier while every other rank
+ * reads them all, a fault a page (LOOM_UNIT_PAGES=1).  Checked: the data;
+ * the statistics' reads_told as the environment expects (EXPECT_READS_TOLD:
+ * "some" where the pages come by MPI_Get and rank 0's cores are taken,
+ * "none" where they do not or the pages come otherwise) from the ranks that
+ * do not map rank 0's memory, none from those that do (rank 0's host, with
+ * LOOM_LOCAL_MAP unset or 1: the test's hosts are told apart by their host
+ * names, as scripts/cluster.sh sets them); never more than
+ * one message for each 0.5 ms of reading, and none from the home, which
+ * reads nothing of others. */
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mr.h"
+
+enum { P = 512 };
+
+static double mono(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(int argc, char** argv) {
+  mr_init(&argc, &argv);
+  const int r = loom_rank();
+  const char* expect = getenv("EXPECT_READS_TOLD");
+  CHECK(expect && (!strcmp(expect, "some") || !strcmp(expect, "none")));
+  const int some = expect && !strcmp(expect, "some");
+  CHECK(loom_nranks() >= 2);
+  char host[256] = "", host0[256] = "";
+  gethostname(host, sizeof host - 1);
+  if (r == 0) memcpy(host0, host, sizeof host0);
+  MPI_Bcast(host0, sizeof host0, MPI_CHAR, 0, MPI_COMM_WORLD);
+  const char* lm = getenv("LOOM_LOCAL_MAP");
+  const int maps0 = !strcmp(host, host0) && !(lm && !strcmp(lm, "0"));
+  uint64_t* a = NULL;
+  CHECK_OK(loom_alloc_collective_at((size_t)P * 4096, 0, (void**)&a));
+  if (r == 0)
+    for (int p = 0; p < P; p++) a[p * 512] = 77 + (uint64_t)p;
+  CHECK_OK(loom_barrier());
+  loom_stats_t s0, s1;
+  CHECK_OK(loom_stats_get(&s0));
+  double took = 0;
+  if (r != 0) {
+    const double t0 = mono();
+    uint64_t sum = 0;
+    for (int p = 0; p < P; p++) sum += a[p * 512];
+    took = mono() - t0;
+    CHECK(sum == 77ull * P + (uint64_t)P * (P - 1) / 2);
+  }
+  CHECK_OK(loom_stats_get(&s1));
+  CHECK_OK(loom_barrier());
+  const uint64_t told = s1.reads_told - s0.reads_told;
+  if (r == 0) {
+    CHECK(told == 0);
+  } else {
+    CHECK(s1.read_faults - s0.read_faults == P);
+    if (some && !maps0) CHECK(told >= 1);
+    else CHECK(told == 0);
+    CHECK(told <= 1 + (uint64_t)(took / 0.0005));
+  }
+  return mr_finish("reads_told");
+}
