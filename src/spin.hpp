@@ -70,9 +70,9 @@ class SpinPhase {
 // a fetch per fault from a home in a barrier 62-66 us with yields, 92-97
 // us with naps).  No thread of the home can see a get go through, so the
 // reader tells it (Transport::get, the async path's kOpReading, at most
-// every Transport::kTellReadsNs), and the home's waits yield until
-// kReadWindowNs after the last such message (108-114 -> 68-118 us, median
-// 112 -> 94: docs/BENCHMARKS.md, "A reader tells the home").
+// every Transport::kTellReadsNs); a home that gets the word while it
+// waits yields until kReadWindowNs after the last one (median 104.7 -> 69.3 us:
+// docs/BENCHMARKS.md, "A reader tells the home").
 inline std::atomic<int64_t> idle_read_until{0};
 constexpr int64_t kReadWindowNs = 1000000;
 

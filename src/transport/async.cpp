@@ -238,11 +238,16 @@ void AsyncPath::serve() {
         nanosleep(&ts, nullptr);
         continue;
       }
-      bool served;
+      bool served, quiet;
       {
         std::lock_guard<std::mutex> hold(serve_mu_);
+        quiet_ = false;
         served = serve_next(out);
+        quiet = quiet_;
       }
+      // A word that asks nothing (kOpReading) is no sign of a burst of
+      // requests: the pace goes on as it was.
+      if (served && quiet) continue;
       if (served || stop_.load(std::memory_order_acquire)) break;
       if (++polls <= kServeSpin) {
         relax();
@@ -446,7 +451,10 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
     return;
   }
   if (op == kOpReading) {
-    idle_read_until.store(spin_mono_ns() + kReadWindowNs, std::memory_order_relaxed);
+    // Only while the application thread waits: a word that finds it
+    // computing says nothing of its next wait.
+    if (waiting_.now()) idle_read_until.store(spin_mono_ns() + kReadWindowNs, std::memory_order_relaxed);
+    quiet_ = true;
     return;
   }
   if (op == kOpStoreQuiet) {

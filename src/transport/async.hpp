@@ -136,6 +136,7 @@ class AsyncPath final : public Path {
   long judged_at_ = 0, judged_proc_ = 0, judged_self_ = 0;  // the last judgement: when, process and thread CPU ns
   long judge_cores(long now);
   MPI_Request req_ = MPI_REQUEST_NULL;     // the posted receive for requests (under serve_mu_)
+  bool quiet_ = false;                     // the request just served asked nothing of the pace (under serve_mu_)
   std::vector<uint64_t> req_buf_;          // its buffer
   std::vector<uint64_t> app_out_;          // the application thread's serving scratch
   std::vector<Batch> batch_;      // per target rank

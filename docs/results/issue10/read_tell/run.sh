@@ -6,10 +6,14 @@
 # 3 hosts x 1 (bench/stencil_pairs, 3 ranks, 2 sweeping: the case the naps were made for), and the
 # applications at 2 hosts x 2.  Run as root on the 2-core machine; the files land here (summary.txt).
 # ROUNDS (default "1 2"), SHAPES (default "2x2 2x1"), STENCIL=0 and APPS=0 pick a part: more rounds of the
-# 2 x 2 fetch and Jacobi were  ROUNDS="3 4 5" SHAPES=2x2 APPS=0 run.sh  (summary appended).
+# 2 x 2 fetch and Jacobi were  ROUNDS="3 4 5" SHAPES=2x2 APPS=0 run.sh  (summary appended); IS_SOR=5 runs
+# IS and SOR 5 more times each; R=DIR writes elsewhere: waiting_only/ (the home heeding the word only while
+# it waits) and final/ (that, and its protocol thread's pace not restarted by the word: the version kept),
+# each run as  R=docs/results/issue10/read_tell/DIR ROUNDS="1 2 3 4 5" SHAPES=2x2 IS_SOR=5 run.sh.
+# variants.txt has the shorter comparisons between them.
 set -e
 cd "$(dirname "$0")/../../../.."
-R=docs/results/issue10/read_tell
+R=${R:-docs/results/issue10/read_tell}
 OLD=${OLD:?OLD: the previous build library directory}
 NEW=${NEW:?NEW: this build library directory}
 export MPIEXEC=$PWD/.venv/bin/mpiexec
@@ -17,7 +21,7 @@ C=scripts/cluster.sh; B=$PWD/build/bench
 trap '$C down >/dev/null 2>&1 || true' EXIT
 $C down >/dev/null 2>&1 || true; $C up 3 >/dev/null
 ROUNDS=${ROUNDS:-1 2}; SHAPES=${SHAPES:-2x2 2x1}
-[ "$ROUNDS" = "1 2" ] && : > $R/summary.txt
+[ "${ROUNDS%% *}" = 1 ] && : > $R/summary.txt
 for i in $ROUNDS; do for lib in old new; do
   d=$OLD; [ $lib = new ] && d=$NEW
   for shape in $SHAPES; do set -- ${shape/x/ }
@@ -32,3 +36,6 @@ done; done
 [ "${APPS:-1}" = 1 ] || exit 0
 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --env-b LD_LIBRARY_PATH=$NEW --reps 3 \
   --launch "$C run 2 2 --" --apps sor,cg,mg,barnes,is,lu --json $R/apps_h2r2.json | tee $R/apps_h2r2.txt
+[ -z "$IS_SOR" ] && exit 0  # IS and SOR again, more runs
+python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --env-b LD_LIBRARY_PATH=$NEW --reps $IS_SOR \
+  --launch "$C run 2 2 --" --apps is,sor --json $R/apps_is_sor_h2r2.json | tee $R/apps_is_sor_h2r2.txt
