@@ -1,8 +1,8 @@
 /* A rank that reads pages by MPI_Get from a home whose cores are all taken
  * tells the home so (src/transport/transport.cpp, tell_reading; src/spin.hpp,
- * idle_read_until), at most once every 0.5 ms: the home's waits then poll
- * instead of napping, since its MPI progresses a get only inside its next
- * call.  Rank 0 homes P pages and waits in a barrier while every other rank
+ * idle_read_until), at most once every 0.5 ms: a home that gets the word
+ * while it waits polls instead of napping for a while, since its MPI
+ * progresses a get only inside its next call.  Rank 0 homes P pages and waits in a barrier while every other rank
  * reads them all, a fault a page (LOOM_UNIT_PAGES=1).  Checked: the data;
  * the statistics' reads_told as the environment expects (EXPECT_READS_TOLD:
  * "some" where the pages come by MPI_Get and rank 0's cores are taken,
