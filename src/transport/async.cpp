@@ -334,6 +334,14 @@ void AsyncPath::serve_waiting() {
   serve_mu_.unlock();
 }
 
+// A request nobody answers, from the application thread: sent (the wait
+// serving meanwhile) before the caller goes on.
+void AsyncPath::send_unanswered(int r, const uint64_t* m, size_t bytes) {
+  MPI_Request rq;
+  check(MPI_Isend(m, (int)bytes, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
+  wait_mine(1, &rq);
+}
+
 // The application thread's wait for its requests: while it waits it serves
 // the requests other ranks sent this one (the protocol thread would have to
 // be scheduled for them; this thread is running already).
@@ -534,9 +542,7 @@ void AsyncPath::lock_release(int r, uint64_t tail_off, uint64_t link_base, uint6
                              uint64_t locked_off, uint64_t handover) {
   send_batch(r);
   uint64_t m[kHdrWords + 3] = {head(kOpLockRelease, Seg::Meta), tail_off, link_base, me, freed, locked_off, handover};
-  MPI_Request rq;
-  check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
-  wait_mine(1, &rq);
+  send_unanswered(r, m, sizeof m);
   sent_oneway(r);
 }
 
@@ -551,17 +557,13 @@ void AsyncPath::lock_release_served(int r, uint64_t tail_off, uint64_t link_base
 
 void AsyncPath::lock_kick(int r, uint64_t id) {
   uint64_t m[kHdrWords] = {head(kOpLockKick, Seg::Meta), id, 0, 0};
-  MPI_Request rq;
-  check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
-  wait_mine(1, &rq);
+  send_unanswered(r, m, sizeof m);
   sent_oneway(r);
 }
 
 void AsyncPath::tell_reading(int r) {
   uint64_t m[kHdrWords] = {head(kOpReading, Seg::Data), 0, 0, 0};
-  MPI_Request rq;
-  check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
-  wait_mine(1, &rq);
+  send_unanswered(r, m, sizeof m);
 }
 
 uint64_t AsyncPath::load(int r, Seg s, uint64_t off) { return rpc_word(r, head(kOpLoad, s), off, 0, 0); }
@@ -581,9 +583,7 @@ void AsyncPath::store(int r, Seg s, uint64_t off, uint64_t v) { rpc_word(r, head
 void AsyncPath::signal(int r, uint64_t off, uint64_t v) {
   send_batch(r);
   uint64_t m[kHdrWords] = {head(kOpStoreQuiet, Seg::Meta), off, v, 0};
-  MPI_Request rq;
-  check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
-  wait_mine(1, &rq);
+  send_unanswered(r, m, sizeof m);
 }
 
 // The words ride in the signal's message: one message where a put and a
@@ -597,9 +597,7 @@ void AsyncPath::signal_words(int r, uint64_t off, uint64_t v, uint64_t data_off,
   sig_buf_[2] = v;
   sig_buf_[3] = data_off;
   std::memcpy(sig_buf_.data() + kHdrWords, words, n * 8);
-  MPI_Request rq;
-  check(MPI_Isend(sig_buf_.data(), (int)((kHdrWords + n) * 8), MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
-  wait_mine(1, &rq);
+  send_unanswered(r, sig_buf_.data(), (kHdrWords + n) * 8);
 }
 
 uint64_t AsyncPath::cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {

@@ -115,6 +115,7 @@ class AsyncPath final : public Path {
   bool serve_next(std::vector<uint64_t>& out);  // under serve_mu_
   void serve_one(int src, const uint64_t* msg, int bytes, std::vector<uint64_t>& out);
   void wait_mine(int n, MPI_Request* rq);  // the application thread's requests, serving meanwhile
+  void send_unanswered(int r, const uint64_t* m, size_t bytes);  // a request nobody answers, sent via wait_mine
   uint64_t rpc_word(int r, uint64_t hdr, uint64_t off, uint64_t a, uint64_t b);  // hdr: word 0 of the request
   Batch& batch_for(int r, size_t need);  // r's batch with room for need bytes
   void send_batch(int r);  // pending puts to r, no acknowledgement
