@@ -10,8 +10,11 @@
 # IS and SOR 5 more times each; R=DIR writes elsewhere: waiting_only/ (the home heeding the word only while
 # it waits) and final/ (that, and its protocol thread's pace not restarted by the word: the version kept),
 # each run as  R=docs/results/issue10/read_tell/DIR ROUNDS="1 2 3 4 5" SHAPES=2x2 IS_SOR=5 run.sh.
-# variants.txt has the shorter comparisons between them.
+# variants.txt has the shorter comparisons between them.  TRANSPORT=rma runs all of it under LOOM_TRANSPORT=rma
+# (the rma path's words, 2026-11-30:  R=docs/results/issue10/read_tell/rma TRANSPORT=rma ROUNDS="1 2 3 4 5"
+# IS_SOR=5 run.sh).
 set -e
+[ -n "$TRANSPORT" ] && export LOOM_TRANSPORT=$TRANSPORT
 cd "$(dirname "$0")/../../../.."
 R=${R:-docs/results/issue10/read_tell}
 OLD=${OLD:?OLD: the previous build library directory}
