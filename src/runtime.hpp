@@ -139,7 +139,7 @@ inline void spin_until(F&& done) {
   for (int spins = 0; !done();) {
     rt.tp.serve_while_waiting();
     if (phase.keep()) cpu_relax();
-    else pace.idle();
+    else pace.idle([] { rt.tp.heed_reads(); });
     if ((++spins & 255) == 0) watchdog_poll(started);
   }
   rt.tp.app_waits(false);
@@ -162,7 +162,7 @@ inline void spin_until_unlocked(F&& done) {
   for (int spins = 0;;) {
     ++spins;
     if (phase.keep()) cpu_relax();
-    else pace.idle();
+    else pace.idle([] { rt.tp.heed_reads(); });
     // A poll touches no page: it leaves the fetches other threads make
     // without the lock alone, and the wait's end dooms them (threads.hpp).
     rank_lock_retake_quiet(depth);

@@ -69,9 +69,11 @@ class SpinPhase {
 // this rank naps each get waits for the nap's end (2 hosts x 2 on 2 cores:
 // a fetch per fault from a home in a barrier 62-66 us with yields, 92-97
 // us with naps).  No thread of the home can see a get go through, so the
-// reader tells it (Transport::get, the async path's kOpReading, at most
-// every Transport::kTellReadsNs); a home that gets the word while it
-// waits yields until kReadWindowNs after the last one (median 104.7 -> 69.3 us:
+// reader tells it (Transport::get, at most every Transport::kTellReadsNs:
+// the async path's kOpReading, which the protocol thread takes as it
+// comes, or under rma a word that the wait takes where it would nap); a
+// home that gets the word while it waits yields until kReadWindowNs after
+// the last one (median 104.7 -> 69.3 us:
 // docs/BENCHMARKS.md, "A reader tells the home").
 inline std::atomic<int64_t> idle_read_until{0};
 constexpr int64_t kReadWindowNs = 1000000;
@@ -85,14 +87,18 @@ class IdlePace {
   ~IdlePace() {
     if (slack_ >= 0) prctl(PR_SET_TIMERSLACK, (unsigned long)slack_, 0, 0, 0);
   }
-  void idle() {
+  // heed() runs where the wait would nap: it may open a read window
+  // (Transport::heed_reads, the rma path's words).
+  template <class F>
+  void idle(F&& heed) {
     if (!naps_) {
       sched_yield();
       return;
     }
     const int64_t t = spin_mono_ns();
     if (!since_) since_ = t;
-    if (t - since_ < kYieldNs || t < idle_read_until.load(std::memory_order_relaxed)) {
+    if (t - since_ < kYieldNs || t < idle_read_until.load(std::memory_order_relaxed) ||
+        (heed(), t < idle_read_until.load(std::memory_order_relaxed))) {
       sched_yield();
       nap_ = kNapMinNs;
       return;

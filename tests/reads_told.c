@@ -11,14 +11,19 @@
  * LOOM_LOCAL_MAP unset or 1: the test's hosts are told apart by their host
  * names, as scripts/cluster.sh sets them); never more than
  * one message for each 0.5 ms of reading, and none from the home, which
- * reads nothing of others. */
+ * reads nothing of others.  Then rank 0 and the last rank (on another
+ * host at 2 hosts x 2) read each other's pages at once (Q each): each is inside its gets nearly all the time, where no
+ * thread of it takes a word, so the words must stay bounded by what their
+ * home has taken (with MPICH over libfabric's tcp provider, 65 messages
+ * waiting unmatched at a rank stop the gets on that connection: under rma
+ * this part hung with a word sent every 0.5 ms regardless). */
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mr.h"
 
-enum { P = 512 };
+enum { P = 512, Q = 2048 };
 
 static double mono(void) {
   struct timespec t;
@@ -65,5 +70,21 @@ int main(int argc, char** argv) {
     else CHECK(told == 0);
     CHECK(told <= 1 + (uint64_t)(took / 0.0005));
   }
+  const int last = loom_nranks() - 1;
+  uint64_t *b0 = NULL, *b1 = NULL;
+  CHECK_OK(loom_alloc_collective_at((size_t)Q * 4096, 0, (void**)&b0));
+  CHECK_OK(loom_alloc_collective_at((size_t)Q * 4096, last, (void**)&b1));
+  if (r == 0 || r == last) {
+    uint64_t* mine = r == 0 ? b0 : b1;
+    for (int p = 0; p < Q; p++) mine[p * 512] = (uint64_t)(5 + 4 * (r == last) + p);
+  }
+  CHECK_OK(loom_barrier());
+  if (r == 0 || r == last) {
+    const uint64_t* other = r == 0 ? b1 : b0;
+    uint64_t sum = 0;
+    for (int p = 0; p < Q; p++) sum += other[p * 512];
+    CHECK(sum == (uint64_t)(5 + 4 * (r == 0)) * Q + (uint64_t)Q * (Q - 1) / 2);
+  }
+  CHECK_OK(loom_barrier());
   return mr_finish("reads_told");
 }

@@ -54,8 +54,11 @@ bool MpiRmaPath::start_progress(MPI_Comm comm) {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
         continue;
       }
+      // (Words of readers that find this rank computing say nothing of its
+      // next wait: taken and dropped.)
       int flag = 0;
-      MPI_Iprobe(MPI_ANY_SOURCE, 0x4c4f, pc, &flag, MPI_STATUS_IGNORE);
+      if (word_comm_ != MPI_COMM_NULL) take_words();
+      else MPI_Iprobe(MPI_ANY_SOURCE, 0x4c4f, pc, &flag, MPI_STATUS_IGNORE);
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
     MPI_Comm_free(&pc);
@@ -68,12 +71,80 @@ MpiRmaPath::~MpiRmaPath() {
     stop_ = true;
     progress_.join();
   }
+  stop_words();
   MPI_Win_unlock_all(data_win_);
   MPI_Win_free(&data_win_);
   if (meta_win_ != MPI_WIN_NULL) {
     MPI_Win_unlock_all(meta_win_);
     MPI_Win_free(&meta_win_);
   }
+}
+
+namespace {
+constexpr int kTagWord = 1;
+const uint8_t kWord = 1;
+}  // namespace
+
+void MpiRmaPath::start_words(MPI_Comm comm) {
+  check(MPI_Comm_dup(comm, &word_comm_), "MPI_Comm_dup");
+  words_sent_.assign(nranks_, 0);
+  word_rq_.assign(nranks_, MPI_REQUEST_NULL);
+  words_got_.reset(new std::atomic<uint64_t>[nranks_]);
+  for (int r = 0; r < nranks_; r++) words_got_[r].store(0, std::memory_order_relaxed);
+}
+
+// A synchronous send, not waited for: the next word to r goes only once
+// r has taken the last, so at most one waits unmatched at r (65 unmatched
+// messages at a rank stop the one-sided operations on that connection:
+// MPICH over libfabric's tcp provider, docs/ARCHITECTURE.md, "Waiting").
+bool MpiRmaPath::tell_reading(int r) {
+  if (word_rq_[r] != MPI_REQUEST_NULL) {
+    int done = 0;
+    check(MPI_Test(&word_rq_[r], &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (!done) return false;
+  }
+  check(MPI_Issend(&kWord, 1, MPI_BYTE, r, kTagWord, word_comm_, &word_rq_[r]), "MPI_Issend");
+  ++words_sent_[r];
+  return true;
+}
+
+// Matched probes: the application thread and the progress thread may take
+// words at once, and neither may receive the one the other probed.
+int MpiRmaPath::take_words() {
+  for (int n = 0;; ++n) {
+    int flag = 0;
+    MPI_Message m;
+    MPI_Status st;
+    check(MPI_Improbe(MPI_ANY_SOURCE, kTagWord, word_comm_, &flag, &m, &st), "MPI_Improbe");
+    if (!flag) return n;
+    uint8_t w = 0;
+    check(MPI_Mrecv(&w, 1, MPI_BYTE, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
+    words_got_[st.MPI_SOURCE].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void MpiRmaPath::heed_reads() {
+  if (word_comm_ == MPI_COMM_NULL) return;
+  if (take_words() > 0) idle_read_until.store(spin_mono_ns() + kReadWindowNs, std::memory_order_relaxed);
+}
+
+// Collective (as the windows' free after it): every rank says how many
+// words it sent each, and each takes what is still on its way.
+void MpiRmaPath::stop_words() {
+  if (word_comm_ == MPI_COMM_NULL) return;
+  std::vector<uint64_t> owed(nranks_, 0);
+  check(MPI_Alltoall(words_sent_.data(), 1, MPI_UINT64_T, owed.data(), 1, MPI_UINT64_T, word_comm_),
+        "MPI_Alltoall");
+  for (int r = 0; r < nranks_; r++) {
+    for (uint64_t got = words_got_[r].load(std::memory_order_relaxed); got < owed[r]; ++got) {
+      uint8_t w = 0;
+      MPI_Request rq;
+      check(MPI_Irecv(&w, 1, MPI_BYTE, r, kTagWord, word_comm_, &rq), "MPI_Irecv");
+      wait_all(1, &rq, spin_);
+    }
+  }
+  wait_all(nranks_, word_rq_.data(), spin_);  // this rank's last words, taken above by their homes
+  MPI_Comm_free(&word_comm_);
 }
 
 // A request-based get waited for like every Loom wait (poll, then yield):

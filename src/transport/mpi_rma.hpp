@@ -20,6 +20,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -52,6 +53,15 @@ class MpiRmaPath final : public Path {
     serve_fn_ = fn;
     serve_ctx_ = ctx;
   }
+
+  // The words of readers (Transport::tell_reading; spin.hpp,
+  // idle_read_until) on a communicator of their own, under rma where some
+  // rank's cores are taken.  start_words is collective.
+  void start_words(MPI_Comm comm);
+  bool tell_reading(int r);  // whether the word went (not while r has yet to take the last)
+  // From a wait that would nap: takes the words come since; if any came,
+  // the wait polls for kReadWindowNs (a word is one MPI_Improbe away).
+  void heed_reads();
 
   const char* name() const override { return "mpi"; }
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
@@ -99,6 +109,16 @@ class MpiRmaPath final : public Path {
   int spin_;
   void (*serve_fn_)(void*) = nullptr;
   void* serve_ctx_ = nullptr;
+  // start_words: the words' communicator, how many this rank sent each
+  // rank, and how many it took from each (the application thread's waits
+  // and the progress thread take them; all are taken before the
+  // communicator is freed).
+  MPI_Comm word_comm_ = MPI_COMM_NULL;
+  std::vector<uint64_t> words_sent_;
+  std::vector<MPI_Request> word_rq_;  // per rank: the last word's synchronous send
+  std::unique_ptr<std::atomic<uint64_t>[]> words_got_;
+  int take_words();
+  void stop_words();
 };
 
 }  // namespace loom

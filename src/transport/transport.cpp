@@ -7,6 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "diff.hpp"
 #include "transport/async.hpp"
 #include "transport/common.hpp"
@@ -104,11 +106,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     if (opt.kind == LOOM_TRANSPORT_AUTO) {
       fetch_ = new MpiRmaPath(comm_, self_data_, opt.data_size, 0, *waiting_, opt_.spin);
       fetch_->set_serve([](void* a) { static_cast<AsyncPath*>(a)->serve_waiting(); }, async_);
-      // Whose waits nap (spin.hpp): a reader tells those that it reads them.
-      const uint8_t taken = cores_taken_ ? 1 : 0;
-      taken_.assign(nranks_, 0);
-      told_.assign(nranks_, 0);
-      check(MPI_Allgather(&taken, 1, MPI_BYTE, taken_.data(), 1, MPI_BYTE, comm_), "MPI_Allgather");
+      gather_taken();
     }
   } else {
     // Every atomic must go through MPI now (see the atomicity rule), so the
@@ -123,6 +121,11 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     std::vector<uint8_t> other(nranks_);
     for (int r = 0; r < nranks_; r++) other[r] = r != rank_ && !direct_->same_host(r);
     rma_->set_other_hosts(other);
+    // Every Data get from another host is an MPI_Get here: the words go
+    // on a communicator of the rma path's own, and the waits take them
+    // where they would nap, outside the rank lock (so only with
+    // MPI_THREAD_MULTIPLE, which the progress thread needs as well).
+    if (multiple && gather_taken()) rma_->start_words(comm_);
   }
   build_routes();
   check(MPI_Barrier(comm_), "MPI_Barrier");
@@ -149,7 +152,7 @@ void Transport::build_routes() {
       to = Route{{p, p}, {by_get ? static_cast<Path*>(fetch_) : p, p}, p, by_get && taken_[r] != 0};
     } else if (rma_) {
       Path* d = direct_->maps_data(r) ? static_cast<Path*>(direct_) : rma_;
-      to = Route{{d, rma_}, {d, rma_}, rma_};
+      to = Route{{d, rma_}, {d, rma_}, rma_, d == rma_ && !taken_.empty() && taken_[r] != 0};
     } else {
       to = Route{{direct_, direct_}, {direct_, direct_}, direct_};
     }
@@ -178,8 +181,24 @@ void Transport::tell_reading(int r) {
   const int64_t t = spin_mono_ns();
   if (t - told_[r] < kTellReadsNs) return;
   told_[r] = t;
-  async_->tell_reading(r);
+  if (async_) async_->tell_reading(r);
+  else if (!rma_->tell_reading(r)) return;
   if (tells_) ++*tells_;
+}
+
+// Whose waits nap (spin.hpp): every rank's cores_taken, so that a reader
+// tells those it reads by MPI_Get.  Whether any rank's are taken (the same
+// on every rank).
+bool Transport::gather_taken() {
+  const uint8_t taken = cores_taken_ ? 1 : 0;
+  taken_.assign(nranks_, 0);
+  told_.assign(nranks_, 0);
+  check(MPI_Allgather(&taken, 1, MPI_BYTE, taken_.data(), 1, MPI_BYTE, comm_), "MPI_Allgather");
+  return std::find(taken_.begin(), taken_.end(), 1) != taken_.end();
+}
+
+void Transport::heed_reads() {
+  if (rma_) rma_->heed_reads();
 }
 
 void Transport::far_waits(bool w) {

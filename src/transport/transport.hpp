@@ -321,6 +321,11 @@ class Transport {
   void serve_while_waiting() {
     if (async_) async_serve();
   }
+  // Called from a wait loop that would nap (spin.hpp, IdlePace): under rma
+  // it takes the words of readers come since (tell_reading), and if any
+  // came, keeps the wait polling for a while (idle_read_until).  Under
+  // auto the protocol thread takes them as they come.
+  void heed_reads();
   // The application thread enters or leaves one of Loom's wait loops (see
   // AppWaiting in common.hpp); nothing to tell when every peer is direct.
   void app_waits(bool w) {
@@ -376,6 +381,7 @@ class Transport {
   void build_routes();  // from the paths init created
   void async_serve();
   void tell_reading(int r);  // at most every kTellReadsNs to r
+  bool gather_taken();
   void far_waits(bool w);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
@@ -401,7 +407,7 @@ class Transport {
   bool cores_taken_ = false;
   MpiRmaPath* rma_ = nullptr;
   MpiRmaPath* fetch_ = nullptr;  // async: the Data window that gets read through
-  std::vector<uint8_t> taken_;   // with fetch_: each rank's cores_taken
+  std::vector<uint8_t> taken_;   // with fetch_ or rma_: each rank's cores_taken
   std::vector<int64_t> told_;    // when tell_reading last told each rank
   uint64_t* tells_ = nullptr;    // set_tell_counter
   AsyncPath* async_ = nullptr;
