@@ -12,11 +12,12 @@
  * names, as scripts/cluster.sh sets them); never more than
  * one message for each 0.5 ms of reading, and none from the home, which
  * reads nothing of others.  Then rank 0 and the last rank (on another
- * host at 2 hosts x 2) read each other's pages at once (Q each): each is inside its gets nearly all the time, where no
- * thread of it takes a word, so the words must stay bounded by what their
- * home has taken (with MPICH over libfabric's tcp provider, 65 messages
- * waiting unmatched at a rank stop the gets on that connection: under rma
- * this part hung with a word sent every 0.5 ms regardless). */
+ * host at 2 hosts x 2) read each other's pages at once (Q each): each is
+ * inside its gets nearly all the time, where no thread of it takes a word,
+ * so the words must stay bounded by what their home has taken (with MPICH
+ * over libfabric's tcp provider, 65 messages waiting unmatched at a rank
+ * stop the gets on that connection: under rma this part hung with a word
+ * sent every 0.5 ms regardless). */
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
