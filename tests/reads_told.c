@@ -15,7 +15,7 @@
  * host at 2 hosts x 2) read each other's pages at once (Q each): each is
  * inside its gets nearly all the time, where no thread of it takes a word,
  * so the words must stay bounded by what their home has taken (with MPICH
- * over libfabric's tcp provider, 65 messages waiting unmatched at a rank
+ * over libfabric's tcp provider, some 60 messages waiting unmatched at a rank
  * stop the gets on that connection: under rma this part hung with a word
  * sent every 0.5 ms regardless). */
 #include <string.h>

@@ -94,7 +94,7 @@ void MpiRmaPath::start_words(MPI_Comm comm) {
 }
 
 // A synchronous send, not waited for: the next word to r goes only once
-// r has taken the last, so at most one waits unmatched at r (65 unmatched
+// r has taken the last, so at most one waits unmatched at r (some 60 unmatched
 // messages at a rank stop the one-sided operations on that connection:
 // MPICH over libfabric's tcp provider, docs/ARCHITECTURE.md, "Waiting").
 bool MpiRmaPath::tell_reading(int r) {

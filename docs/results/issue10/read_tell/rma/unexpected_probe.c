@@ -30,7 +30,7 @@ int main(int c, char** v) {
     double ts = MPI_Wtime();
     while (!done) {
       MPI_Test(&g, &done, MPI_STATUS_IGNORE);
-      if (MPI_Wtime() - ts > 5) { printf("rank %d: get %d stuck 5 s (words sent %d)\n", r, i, n); fflush(stdout); MPI_Abort(MPI_COMM_WORLD, 1); }
+      if (MPI_Wtime() - ts > 5) { printf("rank %d: get %d stuck 5 s (words sent %d)\n", r, i, n); fflush(stdout); MPI_Abort(MPI_COMM_WORLD, 1); exit(1); }
     }
   }
   printf("rank %d: mode %d, 2000 gets in %.3f s\n", r, mode, MPI_Wtime() - t0);
