@@ -76,12 +76,8 @@ static int worker(int argc, char** argv) {
   const int iters = par_arg_int(argc, argv, "iters", 40);
   const int corrupt = par_arg_flag(argc, argv, "corrupt");
   const int id = par_id(), nw = par_nworkers();
-  int lt = 0;
-  while ((1 << lt) < n) lt++;
-  if (n < 4 || (1 << lt) != n || lt > LMAX || iters < 1) {
-    if (id == 0) fprintf(stderr, "mg: --n must be a power of two in [4, %d], --iters >= 1\n", 1 << LMAX);
-    return 2;
-  }
+  const int lt = mg_levels("mg", n, iters, id != 0);
+  if (lt < 0) return 2;
 
   mg_t g;
   mg_setup(&g, lt, id, nw);
@@ -109,11 +105,8 @@ static int worker(int argc, char** argv) {
   mg_run(&g, iters, corrupt, 1, &rnm2_0, &rnm2, &rnmu);
 
   /* NPB verification values (classes with the S(a) smoother). */
-  double npb = 0;
-  char cls = 'U';
-  if (iters == 4 && n == 32) cls = 'S', npb = 0.5307707005734e-04;
-  if (iters == 4 && n == 128) cls = 'W', npb = 0.6467329375339e-05;
-  if (iters == 4 && n == 256) cls = 'A', npb = 0.2433365309069e-05;
+  char cls;
+  const double npb = mg_npb_value(n, iters, &cls);
   double npb_err = npb > 0 ? fabs(rnm2 - npb) / npb : 0;
 
   int valid = 1;
@@ -132,25 +125,7 @@ static int worker(int argc, char** argv) {
     mg_run(&s, iters, 0, 0, &s0, &s2, &su);
     size_t dv = count_diff(&g, g.v, s.v, lt), du = count_diff(&g, g.u[lt], s.u[lt], lt),
            dr = count_diff(&g, g.r[lt], s.r[lt], lt);
-    if (dv || du || dr || rnm2 != s2 || rnm2_0 != s0) {
-      valid = 0;
-      fprintf(stderr,
-              "mg: differs from the sequential run: %zu v, %zu u, %zu r points; norm %.17g vs %.17g "
-              "(initial %.17g vs %.17g)\n",
-              dv, du, dr, rnm2, s2, rnm2_0, s0);
-    }
-    double factor = pow(2.0, iters);
-    if (factor < 10) factor = 10;
-    if (factor > 1e10) factor = 1e10;
-    if (!(rnm2 * factor <= rnm2_0)) {
-      valid = 0;
-      fprintf(stderr, "mg: residual norm %.3e did not drop by %.0e from %.3e\n", rnm2, factor, rnm2_0);
-    }
-    if (npb > 0 && !(npb_err <= 1e-8)) {
-      valid = 0;
-      fprintf(stderr, "mg: norm %.13e differs from the NPB class %c value %.13e (rel. %.3e)\n", rnm2, cls, npb,
-              npb_err);
-    }
+    valid = mg_validate("mg", (long)dv, (long)du, (long)dr, rnm2, rnm2_0, s2, s0, iters, npb, cls);
     for (int k = 1; k <= lt; k++) {
       free(s.u[k]);
       free(s.r[k]);

@@ -453,4 +453,57 @@ static void mg_run(mg_t* g, int iters, int corrupt, int timed, double* rnm2_0, d
   if (timed) g->region_end(g);
 }
 
+/* The levels of an n^3 run (n = 2^lt), or -1 with a message (unless
+ * quiet) where n or iters is out of range. */
+static int mg_levels(const char* who, int n, int iters, int quiet) {
+  int lt = 0;
+  while ((1 << lt) < n) lt++;
+  if (n < 4 || (1 << lt) != n || lt > LMAX || iters < 1) {
+    if (!quiet) fprintf(stderr, "%s: --n must be a power of two in [4, %d], --iters >= 1\n", who, 1 << LMAX);
+    return -1;
+  }
+  return lt;
+}
+
+/* NPB's verification value for a run of n^3 and iters iterations (classes
+ * with the S(a) smoother), 0 with *cls 'U' where there is none. */
+static double mg_npb_value(int n, int iters, char* cls) {
+  *cls = 'U';
+  if (iters != 4) return 0;
+  if (n == 32) return *cls = 'S', 0.5307707005734e-04;
+  if (n == 128) return *cls = 'W', 0.6467329375339e-05;
+  if (n == 256) return *cls = 'A', 0.2433365309069e-05;
+  return 0;
+}
+
+/* The validation: the grids' points that differ from the sequential run
+ * (dv, du, dr), the norms against its (s2, s0), the residual's drop by
+ * 2^iters (at least 10, at most 1e10), NPB's value where there is one.
+ * Prints each failure, prefixed with who; returns 1 when valid. */
+static int mg_validate(const char* who, long dv, long du, long dr, double rnm2, double rnm2_0, double s2, double s0,
+                       int iters, double npb, char cls) {
+  int valid = 1;
+  if (dv || du || dr || rnm2 != s2 || rnm2_0 != s0) {
+    valid = 0;
+    fprintf(stderr,
+            "%s: differs from the sequential run: %ld v, %ld u, %ld r points; norm %.17g vs %.17g "
+            "(initial %.17g vs %.17g)\n",
+            who, dv, du, dr, rnm2, s2, rnm2_0, s0);
+  }
+  double factor = pow(2.0, iters);
+  if (factor < 10) factor = 10;
+  if (factor > 1e10) factor = 1e10;
+  if (!(rnm2 * factor <= rnm2_0)) {
+    valid = 0;
+    fprintf(stderr, "%s: residual norm %.3e did not drop by %.0e from %.3e\n", who, rnm2, factor, rnm2_0);
+  }
+  const double npb_err = npb > 0 ? fabs(rnm2 - npb) / npb : 0;
+  if (npb > 0 && !(npb_err <= 1e-8)) {
+    valid = 0;
+    fprintf(stderr, "%s: norm %.13e differs from the NPB class %c value %.13e (rel. %.3e)\n", who, rnm2, cls, npb,
+            npb_err);
+  }
+  return valid;
+}
+
 #endif

@@ -199,10 +199,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nw);
   const int n = arg_int(argc, argv, "n", 64), iters = arg_int(argc, argv, "iters", 40);
   const int corrupt = arg_flag(argc, argv, "corrupt");
-  int lt = 0;
-  while ((1 << lt) < n) lt++;
-  if (n < 4 || (1 << lt) != n || lt > LMAX || iters < 1) {
-    if (id == 0) fprintf(stderr, "mg_mpi: --n must be a power of two in [4, %d], --iters >= 1\n", 1 << LMAX);
+  const int lt = mg_levels("mg_mpi", n, iters, id != 0);
+  if (lt < 0) {
     MPI_Finalize();
     return 2;
   }
@@ -227,35 +225,13 @@ int main(int argc, char** argv) {
   long d[3] = {own_diff(&g, g.v, s.v, lt), own_diff(&g, g.u[lt], s.u[lt], lt), own_diff(&g, g.r[lt], s.r[lt], lt)},
        dall[3];
   MPI_Reduce(d, dall, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  double npb = 0, npb_err = 0;
-  char cls = 'U';
-  if (iters == 4 && n == 32) cls = 'S', npb = 0.5307707005734e-04;
-  if (iters == 4 && n == 128) cls = 'W', npb = 0.6467329375339e-05;
-  if (iters == 4 && n == 256) cls = 'A', npb = 0.2433365309069e-05;
-  if (npb > 0) npb_err = fabs(rnm2 - npb) / npb;
+  char cls;
+  const double npb = mg_npb_value(n, iters, &cls), npb_err = npb > 0 ? fabs(rnm2 - npb) / npb : 0;
   double t_sync = 0;
   MPI_Reduce(&g.t_sync, &t_sync, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   int valid = 1;
   if (id == 0) {
-    if (dall[0] || dall[1] || dall[2] || rnm2 != s2 || rnm2_0 != s0) {
-      valid = 0;
-      fprintf(stderr,
-              "mg_mpi: differs from the sequential run: %ld v, %ld u, %ld r points; norm %.17g vs %.17g "
-              "(initial %.17g vs %.17g)\n",
-              dall[0], dall[1], dall[2], rnm2, s2, rnm2_0, s0);
-    }
-    double factor = pow(2.0, iters);
-    if (factor < 10) factor = 10;
-    if (factor > 1e10) factor = 1e10;
-    if (!(rnm2 * factor <= rnm2_0)) {
-      valid = 0;
-      fprintf(stderr, "mg_mpi: residual norm %.3e did not drop by %.0e from %.3e\n", rnm2, factor, rnm2_0);
-    }
-    if (npb > 0 && !(npb_err <= 1e-8)) {
-      valid = 0;
-      fprintf(stderr, "mg_mpi: norm %.13e differs from the NPB class %c value %.13e (rel. %.3e)\n", rnm2, cls, npb,
-              npb_err);
-    }
+    valid = mg_validate("mg_mpi", dall[0], dall[1], dall[2], rnm2, rnm2_0, s2, s0, iters, npb, cls);
     char ebuf[32];
     if (npb > 0)
       snprintf(ebuf, sizeof ebuf, "%.3e", npb_err);
