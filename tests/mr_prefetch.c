@@ -20,6 +20,9 @@
  *      barrier every 20 phases) does not make the page cold: two blocks
  *      read in turn (gaps of 2 barriers), with an extra barrier every 10
  *      rounds, come with the barrier from each block's fourth read on.
+ *   5. Writes that reach the home late (below).
+ *   6. A block read every round and then no more stops being pushed: the
+ *      pages installed readable on trust are checked one push in four.
  * Rank 0 writes the block in every round; every other rank reads it in
  * some rounds, after a barrier (two barriers a round: every third round
  * is a gap of 6 acquires).
@@ -267,6 +270,41 @@ static void body(int w, int nw) {
   }
   mr_wbar();
   mr_wfree(d);
+
+  /* 6. A block read in every round, then no more.  While it is read its
+   * pages come with the barriers, most of them installed readable at once
+   * (on trust: core.cpp, install_pushed); once it is not, the protected
+   * push that checks one in four finds it unread, and the pushes stop:
+   * at most three open pushes, then a protected one and a late one, five
+   * a page.  (Trusted for ever, a page would be pushed in every round.) */
+  enum { E = 8, READING = 16, IDLE = 16 };
+  uint64_t* e = (uint64_t*)mr_walloc((size_t)E * 4096, 0);
+  mr_wbar();
+  const loom_stats_t s10 = stats_now();
+  loom_stats_t s11 = s10;
+  for (int t = 0; t < READING + IDLE; t++) {
+    if (t == READING && th == 0) s11 = stats_now();
+    if (r == 0)
+      for (size_t p = 0; p < E; p++)
+        if (MINE(p)) e[p * W] = (uint64_t)t * 1000 + p;
+    mr_wbar();
+    if (r > 0 && t < READING)
+      for (size_t p = 0; p < E; p++)
+        if (MINE(p) && e[p * W] != (uint64_t)t * 1000 + p) bad++;
+    mr_wbar();
+  }
+  CHECK(bad == 0);
+  if (r > 0 && th == 0 && expect) {
+    const loom_stats_t s12 = stats_now();
+    const uint64_t reading = s11.prefetched - s10.prefetched, after = s12.prefetched - s11.prefetched;
+    CHECK(reading >= (uint64_t)(READING - 5) * E);
+    CHECK(after <= (uint64_t)5 * E);
+    if (reading < (uint64_t)(READING - 5) * E || after > (uint64_t)5 * E)
+      fprintf(stderr, "rank %d: %llu pages pushed while the block was read, %llu after (want >= %d, <= %d)\n", r,
+              (unsigned long long)reading, (unsigned long long)after, (READING - 5) * E, 5 * E);
+  }
+  mr_wbar();
+  mr_wfree(e);
 #undef MINE
 }
 

@@ -104,7 +104,13 @@ void note_fetched(uint64_t first, uint64_t end, int home) {
   }
   const uint32_t now = pt.acquires + 1;
   for (uint64_t q = first; q < end; q++) {
-    if (pt.dropped_at[q] && pt.fetched_at[q] && now > pt.fetched_at[q]) {
+    if (pt.hint[q] & kOpened) {
+      // Its last push was installed readable (install_pushed), so when the
+      // program read it is not known: on time, or later from the copy
+      // still valid (a late read, which a protected push would have
+      // seen).  Its gaps are taken to hold, counted from this read.
+      std::swap(pt.gap1[q], pt.gap2[q]);
+    } else if (pt.dropped_at[q] && pt.fetched_at[q] && now > pt.fetched_at[q]) {
       const uint32_t k = now - pt.fetched_at[q];
       const uint8_t g = (uint8_t)(k <= kMaxReadGap ? k : 0);
       const bool repeats = g && (g == pt.gap1[q] || g == pt.gap2[q]);
@@ -124,7 +130,8 @@ void note_fetched(uint64_t first, uint64_t end, int home) {
     }
     pt.fetched_at[q] = now;
     pt.dropped_at[q] = 0;
-    pt.hint[q] &= (uint8_t)~kLate;  // (read: the gaps count from now)
+    pt.hint[q] &= (uint8_t)~(kLate | kTrust | kOpened);  // (read: the gaps count from now; a fault
+                                                          // fetched it: its next push is a check)
   }
 }
 
@@ -267,24 +274,66 @@ PushState& push_state() {
 }
 constexpr int kTagPushAsk = 0x4c51, kTagPushPages = 0x4c53;  // (asks: 0x4c51 and 0x4c52 by parity)
 
+// A prefetched page the program reads (now, or by the fault that opens
+// it): its history as if fetched in this interval, read-only and cached.
+// The caller makes it readable.
+void prefetched_read(uint64_t q) {
+  PageTable& pt = rt.pages;
+  pt.fetched_at[q] = pt.acquires + 1;
+  std::swap(pt.gap1[q], pt.gap2[q]);  // the gap the prediction used is now the last
+  pt.state[q] = kRO;
+  list_cached(q);
+}
+
 // The received pages the acquire left without a valid copy become
-// prefetched copies.
+// prefetched copies.  A page whose last protected push the program read
+// (kTrust left) is installed readable at once, as read: no fault opens
+// it.  Every fourth push of a page is installed protected, as every push
+// was before: the fault that opens it says the program still reads it
+// (and trusts the page's next three), and one not read is late, then
+// cold (retire_prefetched).  MG across 2 hosts opened about 1,500 windows
+// a rank by faults of some 10 us each.  A page the program stopped
+// reading is pushed at most three more times before the check sees it.
+// What an open page hides is a late read (SOR's extra barrier: the page
+// pushed at it is read one interval later from the copy still valid):
+// it is marked kOpened, and the fault that fetches it when the pushes
+// that follow miss takes its gaps to hold from then (note_fetched): one
+// remote fault, where a protected push would have been pushed again.
 void install_pushed() {
   PageTable& pt = rt.pages;
   PushState& s = push_state();
   s.pending = false;
+  uint64_t open_first = 0, open_n = 0;  // a run of pages to open, protected at once
+  auto open_flush = [&] {
+    if (open_n) vm_protect(open_first, open_n, kRO);
+    open_n = 0;
+  };
   for (const PushRun& r : s.runs)
     for (uint64_t q = r.first; q < r.first + r.n; q++) {
       if (pt.state[q] != kNone || !(pt.flags[q] & kAlloc) || pt.mode[q] != LOOM_PROTOCOL_HLRC || pt.home[q] != r.home ||
           (pt.hint[q] & (kFetching | kPrefetched)) || !hot_due((uint32_t)q, pt.acquires))
         continue;
-      pt.hint[q] |= kPrefetched;
       pt.dropped_at[q] = 0;
-      pt.prefetched.push_back((uint32_t)q);
       rt.st.s.prefetched++;
       rt.st.s.pages_fetched++;
       rt.st.s.bytes_fetched += kPage;
+      const uint8_t trust = (uint8_t)((pt.hint[q] & kTrust) >> kTrustShift);
+      if (trust) {
+        pt.hint[q] = (uint8_t)((pt.hint[q] & ~(kTrust | kLate)) | kOpened | (trust - 1) << kTrustShift);
+        prefetched_read(q);
+        rt.st.s.prefetch_used++;
+        if (open_n && open_first + open_n == q) {
+          open_n++;
+        } else {
+          open_flush();
+          open_first = q, open_n = 1;
+        }
+        continue;
+      }
+      pt.hint[q] = (uint8_t)((pt.hint[q] & ~kOpened) | kPrefetched);
+      pt.prefetched.push_back((uint32_t)q);
     }
+  open_flush();
 }
 
 // The page-table invariants of page_table.hpp and each protocol's, in the
@@ -490,11 +539,8 @@ bool make_readable(uint64_t p, bool may_unlock) {
     while (end < hi && ready(end)) end++;
     vm_protect(first, end - first, kRO);
     for (uint64_t q = first; q < end; q++) {
-      pt.hint[q] &= (uint8_t)~(kPrefetched | kLate);
-      pt.fetched_at[q] = pt.acquires + 1;
-      std::swap(pt.gap1[q], pt.gap2[q]);  // the gap the prediction used is now the last
-      pt.state[q] = kRO;
-      list_cached(q);
+      pt.hint[q] = (uint8_t)((pt.hint[q] & ~(kPrefetched | kLate | kTrust | kOpened)) | kTrustFull << kTrustShift);
+      prefetched_read(q);
     }
     rt.st.s.prefetch_used += end - first;
     return true;

@@ -45,6 +45,8 @@ enum PageFlag : uint8_t {
 // Hints for the barrier prefetch of hot pages (core.cpp, prefetch_hot):
 // facts about how this rank reads a page, not about its validity.
 enum PageHint : uint8_t {
+  kOpened = 1,      // its last push was installed readable on trust (core.cpp, install_pushed): when
+                    // the program read it is not known
   kHot = 2,         // fetched again after each drop at gaps that repeat: the barrier that
                     // starts its predicted read interval fetches it (core.cpp, note_fetched)
   kPrefetched = 4,  // fetched by the last barrier and not read since: valid until the next
@@ -54,7 +56,12 @@ enum PageHint : uint8_t {
                     // a fault on it waits for that fetch; kept when the other hints are forgotten
   kLate = 32,       // its last prefetch went unread: read one acquire later than its gaps say
                     // (once; a second prefetch unread makes it cold: core.cpp, retire_prefetched)
+  kTrust = 64 | 128,  // two bits, a count: pushes of the page still to be installed readable
+                      // before one is installed protected again, to see that it is still read
+                      // (core.cpp, install_pushed; set to kTrustFull when a protected one is read)
 };
+constexpr int kTrustShift = 6;
+constexpr uint8_t kTrustFull = 3;  // of every 4 pushes of a page the program reads, 3 open at once
 
 // The longest gap (acquires between two fetches of a page after drops)
 // the barrier prefetch learns.
