@@ -238,9 +238,15 @@ for _ in range(6):
     win += [loom_model.Op(loom_model.FAULT, (0, 0, loom_model.FAULT, 0, 0, 10, 1 | 8 << 32), 0, 0),
             loom_model.Op(loom_model.BARRIER, (0, 0, loom_model.BARRIER, 0, 0, 0, 0), 0, 0),
             loom_model.Op(loom_model.BARRIER, (0, 0, loom_model.BARRIER, 0, 0, 0, 0), 0, 0)]
-planned, _, read = loom_model.plan_prefetch(win, {0: False, 1: True}.get, 8, lambda q: 0)
+planned, hit, read, free = loom_model.plan_prefetch(win, {0: False, 1: True}.get, 8, lambda q: 0)
 check(planned and all(g == {1: 8} for g in planned.values()) and read > 0,
       f"a planned push comes from the home of the fetch that brought its pages: {planned}")
+# Its first push is installed protected and opened by a fault (a hit, a
+# trap); the pushes after it, read, come readable (install_pushed): their
+# faults cost nothing.
+check(len(hit) == 1 and len(free) >= 1 and not hit & free,
+      f"pushes after a protected one the program read come readable: {len(hit)} opened by a fault, "
+      f"{len(free)} read with none")
 # A push that repeats one SimGrid has timed (Jacobi's halo: the same pages
 # every barrier) takes the times it took; simulating every one gives the
 # same prediction.

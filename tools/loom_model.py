@@ -385,12 +385,18 @@ def plan_prefetch(ops, remote, unit, home_of):
     and how many were fetched, and the window is taken as the aligned one
     that holds it).  Acquires are counted at barriers and locks, as the
     runtime counts them; pages are assumed to have no valid copy when due
-    (a hot page is one read again after it was dropped)."""
+    (a hot page is one read again after it was dropped).  A pushed page
+    whose last protected push was read is installed readable (install_pushed:
+    three pushes in four): a fault of the trace that reads it in the
+    interval it came in costs nothing (in `free`, not in the hits), and one
+    in a later interval is a fetch whose gaps are taken to hold (kOpened in
+    note_fetched).  Returns also `free`."""
     fetched_at, gap1, gap2 = {}, {}, {}
     fetched_from = {}  # page -> the home of the fault that last fetched it
     hot, late, pref = set(), set(), set()
+    trust, opened = {}, {}  # page -> pushes left to install readable; page -> the acquire that installed it so
     acquires = 0
-    pushes, hits = {}, set()
+    pushes, hits, free = {}, set(), set()
     used = 0
 
     def forget(q):
@@ -399,6 +405,8 @@ def plan_prefetch(ops, remote, unit, home_of):
         fetched_at.pop(q, None)
         gap1.pop(q, None)
         gap2.pop(q, None)
+        trust.pop(q, None)
+        opened.pop(q, None)
 
     for i, o in enumerate(ops):
         x = o.rec
@@ -424,13 +432,26 @@ def plan_prefetch(ops, remote, unit, home_of):
                     late.discard(q)
                     fetched_at[q] = now
                     gap1[q], gap2[q] = gap2.get(q, 0), gap1.get(q, 0)
+                    trust[q] = 3
+                continue
+            if opened.get(p) == acquires:
+                # Installed readable by this interval's barrier: no fault.
+                free.add(i)
+                lo = p - p % unit
+                for q in range(lo, lo + unit):
+                    if opened.get(q) == acquires:
+                        del opened[q]
                 continue
             lo = p - p % unit
             first = lo if lo + n > p else p + 1 - n
             for q in range(first, first + n):
                 if q in pref:
                     continue
-                if fetched_at.get(q) and now > fetched_at[q]:
+                trust.pop(q, None)
+                if opened.pop(q, None) is not None:
+                    # Its open copy's read was not seen: the gaps hold.
+                    gap1[q], gap2[q] = gap2.get(q, 0), gap1.get(q, 0)
+                elif fetched_at.get(q) and now > fetched_at[q]:
                     k = now - fetched_at[q]
                     g = k if k <= 64 else 0
                     repeats = g and (g == gap1.get(q, 0) or g == gap2.get(q, 0))
@@ -472,11 +493,20 @@ def plan_prefetch(ops, remote, unit, home_of):
             want.sort()
             if want:
                 got = defaultdict(int)
-                pref.update(want)
                 for q in want:
                     got[fetched_from.get(q, home_of(q))] += 1
+                    if trust.get(q, 0) > 0:  # installed readable, as read
+                        trust[q] -= 1
+                        opened[q] = acquires
+                        late.discard(q)
+                        fetched_at[q] = at1
+                        gap1[q], gap2[q] = gap2.get(q, 0), gap1.get(q, 0)
+                        used += 1
+                    else:
+                        opened.pop(q, None)
+                        pref.add(q)
                 pushes[i] = dict(got)
-    return pushes, hits, used
+    return pushes, hits, used, free
 
 
 # ------------------------------------------------- each rank's preparation
@@ -536,11 +566,11 @@ class Prep:
         me, rph = r.rank, self.rph
         self.seen = set()
         ops, traced = rank_ops(r, self.compute_from)
-        pushes, hits, used = {}, set(), 0
+        pushes, hits, used, free = {}, set(), 0, set()
         if self.unit:
             remote = {h: (h // rph) != (me // rph) for h in range(r.nranks)}
-            pushes, hits, used = plan_prefetch(ops, remote.get, self.unit,
-                                               lambda q, get=self.page_home.get: get(q, 0))
+            pushes, hits, used, free = plan_prefetch(ops, remote.get, self.unit,
+                                                     lambda q, get=self.page_home.get: get(q, 0))
         if self.recorded:
             # A trace whose ranks did not map each other has its barriers'
             # prefetches in it (prefetch records inside the barrier): their
@@ -566,7 +596,7 @@ class Prep:
         comp = fus = 0.0
         for i, o in enumerate(ops):
             if o.kind == FAULT:
-                w = self.local_fault_us(me, o.rec, i in hits)
+                w = 0.0 if i in free else self.local_fault_us(me, o.rec, i in hits)
                 if w is not None:
                     comp += o.compute
                     fus += w
