@@ -23,7 +23,8 @@
 //    that computes by then and answers late.  A prefetched page stays
 //    protected until it is read (a local fault, no fetch), so a hot page the
 //    program did not read when predicted is seen at the next acquire and
-//    turns cold.
+//    turns cold; once such a read is seen, the page's next three pushes
+//    come readable at once (install_pushed), and the fourth checks again.
 // The order of these steps around each synchronization call is api.cpp's.
 #include <fcntl.h>
 #include <sys/mman.h>
