@@ -449,7 +449,9 @@ typedef struct loom_stats {
   uint64_t updates;     /* pages brought up to date at an acquire (update protocol, loom_update) */
   double t_update;      /* seconds of acquires spent bringing pages up to date */
   uint64_t prefetched;  /* pages fetched at a barrier because this rank kept reading them (hot pages) */
-  uint64_t prefetch_used; /* of those, pages read before the next acquire */
+  uint64_t prefetch_used; /* of those, pages read before the next acquire (a page the push installs
+                             readable, as it does three times in four once a pushed copy of it was read,
+                             is counted read: its read is not seen) */
   uint64_t switched;    /* pages this rank homes that turned from lazy to eager (LOOM_ADAPT) */
   uint64_t pages_lazy, pages_eager; /* pages this rank homes now, by protocol (filled by loom_stats_get and the reports) */
   uint64_t scoped_acquires;  /* lock acquires that dropped only the pages written in the intervals they acquire (LOOM_EXACT) */
