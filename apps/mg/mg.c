@@ -114,28 +114,16 @@ static int worker(int argc, char** argv) {
     mg_t s;
     mg_setup(&s, lt, 0, 1);
     s.sync = nosync;
-    for (int k = 1; k <= lt; k++) {
-      s.u[k] = (double*)calloc(grid_doubles(&s, k), sizeof(double));
-      s.r[k] = (double*)calloc(grid_doubles(&s, k), sizeof(double));
+    if (!mg_private_alloc(&s)) {
+      fprintf(stderr, "mg: out of memory for the sequential run's grids\n");
+      exit(2);
     }
-    s.v = (double*)calloc(grid_doubles(&s, lt), sizeof(double));
-    s.part = (double*)calloc(s.part_stride, sizeof(double));
-    s.cand = (double*)calloc(PAGE_DOUBLES, sizeof(double));
     double s0 = 0, s2 = 0, su = 0;
     mg_run(&s, iters, 0, 0, &s0, &s2, &su);
     size_t dv = count_diff(&g, g.v, s.v, lt), du = count_diff(&g, g.u[lt], s.u[lt], lt),
            dr = count_diff(&g, g.r[lt], s.r[lt], lt);
     valid = mg_validate("mg", (long)dv, (long)du, (long)dr, rnm2, rnm2_0, s2, s0, iters, npb, cls);
-    for (int k = 1; k <= lt; k++) {
-      free(s.u[k]);
-      free(s.r[k]);
-    }
-    free(s.v);
-    free(s.part);
-    free(s.cand);
-    free(s.s1);
-    free(s.s2);
-    free(s.s3);
+    mg_private_free(&s);
   }
 
   char extra[640], ebuf[32];

@@ -453,6 +453,36 @@ static void mg_run(mg_t* g, int iters, int corrupt, int timed, double* rnm2_0, d
   if (timed) g->region_end(g);
 }
 
+/* Private grids for g (the sequential reference, or mg_mpi's rank):
+ * zeroed, every worker's pages of partials and candidates.  0 when the
+ * memory could not be had (what was had is freed by mg_private_free). */
+static int mg_private_alloc(mg_t* g) {
+  int ok = 1;
+  for (int k = 1; k <= g->lt; k++) {
+    g->u[k] = (double*)calloc(grid_doubles(g, k), sizeof(double));
+    g->r[k] = (double*)calloc(grid_doubles(g, k), sizeof(double));
+    ok &= g->u[k] && g->r[k];
+  }
+  g->v = (double*)calloc(grid_doubles(g, g->lt), sizeof(double));
+  g->part = (double*)calloc(g->part_stride * (size_t)g->nw, sizeof(double));
+  g->cand = (double*)calloc((size_t)PAGE_DOUBLES * g->nw, sizeof(double));
+  return ok && g->v && g->part && g->cand;
+}
+
+/* Frees what mg_private_alloc and mg_setup allocated. */
+static void mg_private_free(mg_t* g) {
+  for (int k = 1; k <= g->lt; k++) {
+    free(g->u[k]);
+    free(g->r[k]);
+  }
+  free(g->v);
+  free(g->part);
+  free(g->cand);
+  free(g->s1);
+  free(g->s2);
+  free(g->s3);
+}
+
 /* The levels of an n^3 run (n = 2^lt), or -1 with a message (unless
  * quiet) where n or iters is out of range. */
 static int mg_levels(const char* who, int n, int iters, int quiet) {

@@ -164,32 +164,10 @@ static int arg_flag(int argc, char** argv, const char* name) {
 }
 
 static void grids_alloc(mg_t* g) {
-  for (int k = 1; k <= g->lt; k++) {
-    g->u[k] = calloc(grid_doubles(g, k), sizeof(double));
-    g->r[k] = calloc(grid_doubles(g, k), sizeof(double));
-  }
-  g->v = calloc(grid_doubles(g, g->lt), sizeof(double));
-  g->part = calloc(g->part_stride * (size_t)g->nw, sizeof(double));
-  g->cand = calloc((size_t)PAGE_DOUBLES * g->nw, sizeof(double));
-  for (int k = 1; k <= g->lt; k++)
-    if (!g->u[k] || !g->r[k]) g->v = NULL;
-  if (!g->v || !g->part || !g->cand) {
+  if (!mg_private_alloc(g)) {
     fprintf(stderr, "mg_mpi: out of memory for the grids\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-}
-
-static void grids_free(mg_t* g) {
-  for (int k = 1; k <= g->lt; k++) {
-    free(g->u[k]);
-    free(g->r[k]);
-  }
-  free(g->v);
-  free(g->part);
-  free(g->cand);
-  free(g->s1);
-  free(g->s2);
-  free(g->s3);
 }
 
 int main(int argc, char** argv) {
@@ -247,9 +225,9 @@ int main(int argc, char** argv) {
     fflush(stdout);
   }
   MPI_Bcast(&valid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  grids_free(&s);
+  mg_private_free(&s);
   mpi_free_pairs(&g);
-  grids_free(&g);
+  mg_private_free(&g);
   MPI_Finalize();
   return valid ? 0 : 1;
 }
