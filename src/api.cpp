@@ -411,7 +411,7 @@ Status barrier() {
     proto_push_ask(asks.data(), keeps ? kept.data() : nullptr);
     int asked = 0;
     any = sync_barrier_or_asks(wants_window ? 2u : 0u, asks.data(), &asked, keeps ? kept.data() : nullptr,
-                               kept_in.data());
+                               kept_in.data(), proto_push_row_pages());
     proto_push_serve(asked, kept_in.data());
   } else {
     any = sync_barrier_or((proto_wants_prefetch() ? 1u : 0u) | (wants_window ? 2u : 0u));

@@ -275,6 +275,7 @@ struct Rows {
   MPI_Request sent[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   std::vector<int> got;
   uint64_t seq = 0;
+  MPI_Request pre = MPI_REQUEST_NULL;  // the next row's receive (sync_rows_prepost)
 };
 Rows& rows_state() {
   static Rows& x = *new Rows();  // never destroyed: see runtime.hpp
@@ -282,30 +283,58 @@ Rows& rows_state() {
 }
 constexpr int kTagRows = 0x4c56;  // and 0x4c57 (by parity)
 
-void agree_by_rows(const std::vector<int>& in, std::vector<int>& out) {
+void agree_by_rows(const std::vector<int>& in, std::vector<int>& out, RowPages* pg) {
   Transport& tp = rt.tp;
   Rows& x = rows_state();
   const int peer = 1 - rt.rank, n = (int)in.size(), par = (int)(x.seq++ & 1);
   spin_until([&] { return tp.test_all(&x.sent[par], 1); });  // (a null request is complete)
   x.sent_words[par] = in;
   x.got.resize((size_t)n);
-  MPI_Request recv;
-  tp.irecv(peer, kTagRows + par, x.got.data(), (size_t)n * sizeof(int), &recv);
-  tp.isend(peer, kTagRows + par, x.sent_words[par].data(), (size_t)n * sizeof(int), &x.sent[par]);
+  MPI_Request recv = x.pre;
+  x.pre = MPI_REQUEST_NULL;
+  const size_t bytes = (size_t)n * sizeof(int);
+  if (recv == MPI_REQUEST_NULL) tp.irecv(peer, kTagRows + par, x.got.data(), bytes, &recv);
+  const bool with_pages = pg && pg->send_n;
+  if (with_pages)
+    tp.isend_words_runs(peer, kTagRows + par, x.sent_words[par].data(), bytes, pg->send_off, pg->send_len, pg->send_n,
+                        &x.sent[par]);
+  else
+    tp.isend(peer, kTagRows + par, x.sent_words[par].data(), bytes, &x.sent[par]);
   wait_site("a barrier (the other rank's words)");
-  spin_until([&] { return tp.test_all(&recv, 1); });
+  size_t came = 0;
+  spin_until([&] { return tp.test_bytes(&recv, &came); });
+  if (came < bytes) fatal("a barrier's row from rank %d: %zu bytes, not %zu", peer, came, bytes);
+  if (pg) pg->recv_full = came > bytes;
+  // Pages sent are the program's memory: the send ends before the barrier does.
+  if (with_pages) spin_until([&] { return tp.test_all(&x.sent[par], 1); });
   out = in;
   for (int i = 0; i < n; i++) out[(size_t)i] += x.got[(size_t)i];
 }
 }  // namespace
 
+bool sync_rows_prepost(uint8_t* into, size_t bytes) {
+  Rows& x = rows_state();
+  if (rt.nranks != 2 || x.got.empty() || x.pre != MPI_REQUEST_NULL) return false;
+  const int peer = 1 - rt.rank, par = (int)(x.seq & 1);
+  const size_t words = x.got.size() * sizeof(int);
+  if (bytes) {
+    const uint64_t off = 0, len = bytes;
+    rt.tp.irecv_words_runs(peer, kTagRows + par, x.got.data(), words, &off, &len, 1, into, &x.pre);
+  } else {
+    rt.tp.irecv(peer, kTagRows + par, x.got.data(), words, &x.pre);
+  }
+  return true;
+}
+
 void sync_agree_stop() {
   Rows& x = rows_state();
+  rt.tp.cancel(&x.pre);
   for (MPI_Request& rq : x.sent) spin_until([&] { return rt.tp.test_all(&rq, 1); });
   x.seq = 0;
 }
 
-unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const int* kept, int* kept_in) {
+unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const int* kept, int* kept_in,
+                              RowPages* pages) {
   Transport& tp = rt.tp;
   LOOM_ASSERT(!tp.all_direct() && mine < 256);
   sync_give_up_kept();
@@ -323,7 +352,7 @@ unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const 
   std::copy(asks, asks + N, in.begin() + 8);
   if (kept) std::copy(kept, kept + N, in.begin() + 8 + N + (ptrdiff_t)rt.rank * N);
   if (N == 2) {
-    agree_by_rows(in, out);
+    agree_by_rows(in, out, pages);
   } else {
     MPI_Request rq;
     tp.iallreduce_sum(in.data(), out.data(), n, &rq);

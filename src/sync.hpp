@@ -6,6 +6,7 @@
 // Thread safety: under the rank lock (threads.hpp), except that a lock's
 // hand-over is waited for without it.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -83,8 +84,23 @@ unsigned sync_barrier_or(unsigned mine);
 // rows instead, each rank's to the other (sync.cpp, agree_by_rows);
 // sync_agree_stop waits for the last of those sends before the transport
 // stops.
+// Pages that ride with the rows of a job of 2 ranks (the pushes ahead,
+// protocol/core.cpp): the runs of this rank's Data sent after its words;
+// recv_full says whether the other rank's message carried pages after its
+// words (into the buffer sync_rows_prepost named; it may send its words
+// alone).
+struct RowPages {
+  const uint64_t *send_off = nullptr, *send_len = nullptr;
+  size_t send_n = 0;
+  bool recv_full = false;
+};
+// At the end of a barrier in a job of 2 ranks: post the receive of the
+// other rank's row at the next one, with `bytes` of pages after it into
+// `into` (0: its words alone), so that it never arrives unexpected (MPICH
+// over TCP took up to 30-50 us to post a receive of 27 KiB that had come).
+bool sync_rows_prepost(uint8_t* into, size_t bytes);  // false: none posted
 unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const int* kept = nullptr,
-                              int* kept_in = nullptr);
+                              int* kept_in = nullptr, RowPages* pages = nullptr);
 void sync_agree_stop();
 // MCS queue lock, no memory actions.  Locks carry a hand-over value
 // (< 2^kIvlInfoBits, intervals.hpp) from each holder to the next: lock returns what

@@ -471,6 +471,8 @@ typedef struct loom_stats {
   uint64_t reads_told;   /* messages telling a home on another host that this rank reads its pages, sent where the
                             home's cores are all taken (its waits would nap while a read waits for its next poll;
                             at most one every 0.5 ms a home: docs/ARCHITECTURE.md, "Waiting") */
+  uint64_t pages_ahead;  /* of prefetched, pages that came with the home's own arrival at the barrier, ahead of its
+                            agreement (a job of 2 ranks across hosts: docs/ARCHITECTURE.md, "Pushes ahead") */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 /* The calling thread's share of this rank's statistics since the last

@@ -268,6 +268,18 @@ struct PushState {
   MPI_Request in_rq[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   uint64_t seq = 0;      // barriers that asked (every rank counts the same)
   bool pending = false;  // pages on their way for this barrier's acquire
+  // Pushes ahead (a job of 2 ranks; see ahead_plan): the kept slot each
+  // rank wanted of the other at each barrier, oldest first (-1: none), as
+  // both ranks saw it in the rows; this barrier's plan.
+  std::vector<int> hist_mine, hist_theirs;
+  int my_slot = -1;    // the kept slot this rank wants of the other now
+  bool took = false;   // ... and takes it from the pages sent ahead
+  int sent_slot = -1;  // the other's kept slot whose pages this rank sent ahead
+  int expect_slot = -1;  // this rank's slot whose pages the posted row receive expects
+  uint64_t writes_mark = 0;  // data_writes(the other) when the last barrier's push ended
+  std::vector<uint64_t> send_off, send_len, recv_off, recv_len;
+  std::vector<uint8_t> scratch;  // pages sent ahead that this rank does not take
+  RowPages rows;
 };
 PushState& push_state() {
   static PushState& s = *new PushState();  // never destroyed: see runtime.hpp
@@ -1018,6 +1030,127 @@ bool proto_push_used() {
 
 bool proto_push_keeps() { return rt.nranks <= kPushKeepRanks; }
 
+namespace {
+// Pushes ahead, in a job of 2 ranks, whose agreement is rows (sync.cpp,
+// agree_by_rows): a home sends the pages of the kept ask it expects with
+// its row, as it arrives, instead of after the agreement.  Each send over
+// TCP costs its sender 6-10 us (MG across 2 emulated hosts), and the
+// barrier's last arriver otherwise waits for two in a row: its own row,
+// then the other's pages, sent only once that row is in.  Which slot a
+// home sends is predicted from the slots the asker wanted before, a cycle
+// of up to kAheadCycle barriers (MG repeats every 22, SOR 21, a halo 1),
+// and both ranks predict alike from the same rows, so the asker knows
+// which runs, if any, may follow the other's row and posts their receive
+// with it as the barrier before ends (sync_rows_prepost), into scratch.
+// It takes them (copies them into the pages' slots) only if it wants that
+// slot now and has written nothing to the home since the last barrier
+// ended (a write the home's pages may not have had when they left: its
+// diffs, stores and atomics, Transport::data_writes); its row says
+// -(slot + 1) then, and the home does not send them again.  Else the home
+// answers as before.  A home may still send its row alone (several
+// threads of its own compute: none is sent ahead); the asker sees the
+// short message and receives the pages the usual way.
+constexpr size_t kAheadCycle = 32;
+constexpr uint64_t kAheadMaxBytes = (uint64_t)256 << 10;  // (more: answered after the agreement)
+
+// The slot the asker will want next if the last c slots repeat the c before
+// them (the shortest such c), else -1.
+int ahead_predict(const std::vector<int>& h) {
+  const size_t n = h.size();
+  for (size_t c = 1; c <= kAheadCycle && 2 * c <= n; c++) {
+    size_t i = 1;
+    while (i <= c && h[n - i] == h[n - i - c]) i++;
+    if (i > c) return h[n - c];
+  }
+  return -1;
+}
+
+// A kept ask's (first, n) pairs as runs in bytes; their total.
+uint64_t ahead_runs(const std::vector<uint64_t>& pairs, std::vector<uint64_t>* off, std::vector<uint64_t>* len) {
+  off->clear();
+  len->clear();
+  uint64_t total = 0;
+  for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+    off->push_back(pairs[i] * kPage);
+    len->push_back(pairs[i + 1] * kPage);
+    total += pairs[i + 1] * kPage;
+  }
+  return total;
+}
+
+// As a barrier ends: the receive of the next one's row, with the pages the
+// other rank will send ahead if it predicts as this rank does.
+void ahead_prepost(PushState& s) {
+  s.expect_slot = -1;
+  if (rt.nranks != 2 || !proto_push_keeps()) return;
+  const size_t other = (size_t)(1 - rt.rank);
+  const int p = ahead_predict(s.hist_mine);
+  uint64_t bytes = 0;
+  if (p >= 0 && s.made.size() == 2 && (size_t)p < s.made[other].size() && !s.made[other][(size_t)p].empty()) {
+    bytes = ahead_runs(s.made[other][(size_t)p], &s.recv_off, &s.recv_len);
+    if (bytes > kAheadMaxBytes) bytes = 0;
+  }
+  if (bytes) s.scratch.resize(bytes);
+  if (sync_rows_prepost(s.scratch.data(), bytes) && bytes) s.expect_slot = p;
+}
+
+void ahead_plan(PushState& s) {
+  s.my_slot = -1;
+  s.took = false;
+  s.sent_slot = -1;
+  s.rows = RowPages{};
+  if (rt.nranks != 2 || !proto_push_keeps()) return;
+  const size_t other = (size_t)(1 - rt.rank);
+  const int q = ahead_predict(s.hist_theirs);
+  if (q >= 0 && s.kept.size() == 2 && (size_t)q < s.kept[other].size() && !s.kept[other][(size_t)q].empty() &&
+      !threads_several()) {
+    const uint64_t bytes = ahead_runs(s.kept[other][(size_t)q], &s.send_off, &s.send_len);
+    if (bytes <= kAheadMaxBytes) {
+      rt.tp.sync_local();  // (rma: the diffs put here are in the memory the send reads)
+      s.rows.send_off = s.send_off.data();
+      s.rows.send_len = s.send_len.data();
+      s.rows.send_n = s.send_off.size();
+      s.sent_slot = q;
+    }
+  }
+}
+
+// The asker wants kept slot `slot` of home h this barrier: whether it takes
+// the pages sent ahead (its row then says -(slot + 1)).
+bool ahead_take(PushState& s, int h, int slot) {
+  if (h != 1 - rt.rank) return false;
+  s.my_slot = slot;
+  if (s.expect_slot != slot || rt.tp.data_writes(h) != s.writes_mark) return false;
+  s.took = true;
+  return true;
+}
+
+// After the agreement: a take whose pages did not come is received the
+// usual way; then both ranks note the slots wanted.
+void ahead_after(PushState& s, const int* kept) {
+  if (rt.nranks != 2 || !proto_push_keeps()) return;
+  const int other = 1 - rt.rank;
+  if (s.took && s.rows.recv_full) {  // the pages into their slots
+    const uint8_t* from = s.scratch.data();
+    for (size_t i = 0; i < s.recv_off.size(); from += s.recv_len[i], i++)
+      std::memcpy(rt.tp.self_data() + s.recv_off[i], from, s.recv_len[i]);
+    rt.st.s.pages_ahead += (uint64_t)(from - s.scratch.data()) / kPage;
+  } else if (s.took) {
+    s.rq.emplace_back();
+    rt.tp.irecv_data_runs(other, kTagPushPages, s.recv_off.data(), s.recv_len.data(), s.recv_off.size(), &s.rq.back());
+  }
+  const int theirs = kept ? kept[other] : 0;
+  for (auto* h : {&s.hist_mine, &s.hist_theirs}) {
+    h->push_back(h == &s.hist_mine ? s.my_slot : theirs == 0 ? -1 : std::abs(theirs) - 1);
+    if (h->size() > 2 * kAheadCycle) h->erase(h->begin());
+  }
+}
+}  // namespace
+
+RowPages* proto_push_row_pages() {
+  return rt.nranks == 2 && proto_push_keeps() ? &push_state().rows : nullptr;
+}
+
 void proto_push_ask(int* asks, int* kept) {
   PageTable& pt = rt.pages;
   PushState& s = push_state();
@@ -1030,6 +1163,7 @@ void proto_push_ask(int* asks, int* kept) {
   s.out.clear();
   s.rq.clear();
   s.pending = false;
+  ahead_plan(s);
   if (!rt.cfg.prefetch || pt.hot == 0) return;
   static std::vector<uint32_t>& due = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   due.clear();
@@ -1081,8 +1215,10 @@ void proto_push_ask(int* asks, int* kept) {
     if (keep)
       for (size_t k = 0; k < s.made[(size_t)h].size() && slot < 0; k++)
         if (s.made[(size_t)h][k] == pairs) slot = (int)k;
+    bool took = false;
     if (slot >= 0) {
-      kept[h] = slot + 1;  // the home answers from what it kept: no message
+      took = ahead_take(s, h, slot);
+      kept[h] = took ? -(slot + 1) : slot + 1;  // the home answers from what it kept: no message
     } else {
       uint64_t id = kPushNoSlot;
       if (keep) {
@@ -1098,8 +1234,10 @@ void proto_push_ask(int* asks, int* kept) {
       rt.tp.isend(h, kTagPushAsk + par, m.data(), m.size() * sizeof(uint64_t), &s.rq.back());
       asks[h] = 1;
     }
-    s.rq.emplace_back();
-    rt.tp.irecv_data_runs(h, kTagPushPages, s.off.data(), s.len.data(), j - i, &s.rq.back());
+    if (!took) {  // (taken: they come with the home's row)
+      s.rq.emplace_back();
+      rt.tp.irecv_data_runs(h, kTagPushPages, s.off.data(), s.len.data(), j - i, &s.rq.back());
+    }
     // (A home's runs past the ask's limit are not asked for: they fault.)
     size_t k = j;
     while (k < s.runs.size() && s.runs[k].home == h) k++;
@@ -1135,14 +1273,17 @@ void push_answer(PushState& s, int from, const uint64_t* pairs, size_t n) {
 
 void proto_push_serve(int asked, const int* kept) {
   PushState& s = push_state();
+  ahead_after(s, kept);
+  // kept[r] < 0: r wants that slot and took the pages sent ahead, if they were.
+  auto wants = [&](int r) { return kept && kept[r] != 0 && !(kept[r] < 0 && s.sent_slot == -kept[r] - 1); };
   bool any_kept = false;
-  for (int r = 0; kept && r < rt.nranks; r++) any_kept |= kept[r] > 0;
+  for (int r = 0; kept && r < rt.nranks; r++) any_kept |= wants(r);
   if (asked > 0 || any_kept) {
     rt.tp.sync_local();  // (rma: the diffs others put here are in the memory the sends read)
     if (any_kept && s.kept.size() != (size_t)rt.nranks) s.kept.resize((size_t)rt.nranks);
     for (int r = 0; any_kept && r < rt.nranks; r++) {
-      if (kept[r] <= 0) continue;
-      const size_t slot = (size_t)kept[r] - 1;
+      if (!wants(r)) continue;
+      const size_t slot = (size_t)std::abs(kept[r]) - 1;
       if (slot >= s.kept[(size_t)r].size() || s.kept[(size_t)r][slot].empty())
         fatal("the barrier's page push: rank %d named kept ask %zu, which this rank does not hold", r, slot);
       const std::vector<uint64_t>& p = s.kept[(size_t)r][slot];
@@ -1177,6 +1318,10 @@ void proto_push_serve(int asked, const int* kept) {
     spin_until([&] { return rt.tp.test_all(s.rq.data(), s.rq.size()); });
     s.rq.clear();
   }
+  if (rt.nranks == 2) {
+    s.writes_mark = rt.tp.data_writes(1 - rt.rank);
+    ahead_prepost(s);
+  }
 }
 
 void proto_push_stop() {
@@ -1188,6 +1333,10 @@ void proto_push_stop() {
   s.made.clear();
   s.next_slot.clear();
   s.kept.clear();
+  s.hist_mine.clear();
+  s.hist_theirs.clear();
+  s.writes_mark = 0;
+  s.expect_slot = -1;
 }
 
 void proto_before_atomic(uint64_t p) {

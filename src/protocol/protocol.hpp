@@ -75,13 +75,18 @@ bool proto_wants_prefetch();
 // With at most 16 ranks (proto_push_keeps) a home keeps each rank's last
 // asks, and an ask of the same runs again is not sent: kept[h] = its slot
 // + 1 instead, carried by the agreement; the home is told kept[r] for each
-// asker r.
+// asker r.  In a job of 2 ranks kept[h] = -(slot + 1) says the asker took
+// the pages the home sent ahead with its row (pushes ahead, core.cpp).
 constexpr int kPushRanks = 256;
 bool proto_push_used();
 bool proto_push_keeps();
 void proto_push_ask(int* asks, int* kept);
 void proto_push_serve(int asked, const int* kept);
 void proto_push_stop();  // before the transport stops (the posted receive of asks)
+// In a job of 2 ranks (else null): the pages this barrier sends and may
+// receive with the rows, for sync_barrier_or_asks (pushes ahead, core.cpp).
+struct RowPages;
+RowPages* proto_push_row_pages();
 // Around a Loom atomic on page (performed at the home).
 void proto_before_atomic(uint64_t page);
 void proto_after_atomic(uint64_t page);  // a modifying atomic completed

@@ -144,6 +144,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
 //                            async (it reads mapped ranks' words directly).
 void Transport::build_routes() {
   routes_.assign(nranks_, Route{});
+  data_writes_.assign((size_t)nranks_, 0);
   for (int r = 0; r < nranks_; r++) {
     Route& to = routes_[r];
     if (async_) {
@@ -286,6 +287,57 @@ void Transport::irecv_data_runs(int r, int tag, const uint64_t* off, const uint6
   MPI_Datatype t = runs_type(off, len, n, opt_.data_size, r);
   check(MPI_Irecv(self_data_, 1, t, r, tag, comm_, rq), "MPI_Irecv");
   check(MPI_Type_free(&t), "MPI_Type_free");
+}
+
+namespace {
+// Bytes at `words`, then n runs: at self + off[i], or one after another from
+// `into`; absolute addresses, for a message from or to MPI_BOTTOM.
+MPI_Datatype words_runs_type(const void* words, size_t bytes, uint8_t* self, uint64_t size, const uint64_t* off,
+                             const uint64_t* len, size_t n, uint8_t* into, int peer) {
+  std::vector<int> lens(n + 1);
+  std::vector<MPI_Aint> displs(n + 1);
+  lens[0] = (int)bytes;
+  check(MPI_Get_address(words, &displs[0]), "MPI_Get_address");
+  uint64_t at = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (off[i] + len[i] > size || len[i] > (uint64_t)INT32_MAX)
+      fatal("a run of %llu bytes at %llu of a data segment of %llu bytes, to or from rank %d",
+            (unsigned long long)len[i], (unsigned long long)off[i], (unsigned long long)size, peer);
+    lens[i + 1] = (int)len[i];
+    check(MPI_Get_address(into ? into + at : self + off[i], &displs[i + 1]), "MPI_Get_address");
+    at += len[i];
+  }
+  MPI_Datatype t;
+  check(MPI_Type_create_hindexed((int)(n + 1), lens.data(), displs.data(), MPI_BYTE, &t), "MPI_Type_create_hindexed");
+  check(MPI_Type_commit(&t), "MPI_Type_commit");
+  return t;
+}
+}  // namespace
+
+void Transport::isend_words_runs(int r, int tag, const void* words, size_t bytes, const uint64_t* off,
+                                 const uint64_t* len, size_t n, MPI_Request* rq) {
+  MPI_Datatype t = words_runs_type(words, bytes, self_data_, opt_.data_size, off, len, n, nullptr, r);
+  // (PMPI: the datatype's extent from MPI_BOTTOM spans the program's Loom
+  // memory, which Loom's own MPI_Isend would take for the program's.)
+  check(PMPI_Isend(MPI_BOTTOM, 1, t, r, tag, comm_, rq), "MPI_Isend");
+  check(MPI_Type_free(&t), "MPI_Type_free");
+}
+
+void Transport::irecv_words_runs(int r, int tag, void* words, size_t bytes, const uint64_t* off, const uint64_t* len,
+                                 size_t n, uint8_t* into, MPI_Request* rq) {
+  MPI_Datatype t = words_runs_type(words, bytes, self_data_, opt_.data_size, off, len, n, into, r);
+  check(PMPI_Irecv(MPI_BOTTOM, 1, t, r, tag, comm_, rq), "MPI_Irecv");  // (PMPI: as above)
+  check(MPI_Type_free(&t), "MPI_Type_free");
+}
+
+bool Transport::test_bytes(MPI_Request* rq, size_t* bytes) {
+  int done = 0, count = 0;
+  MPI_Status st;
+  check(MPI_Test(rq, &done, &st), "MPI_Test");
+  if (!done) return false;
+  check(MPI_Get_count(&st, MPI_BYTE, &count), "MPI_Get_count");
+  *bytes = (size_t)count;
+  return true;
 }
 
 bool Transport::test_all(MPI_Request* rq, size_t n) {

@@ -212,12 +212,14 @@ class Transport {
   // (tell_reading; spin.hpp, idle_read_until).
   static constexpr int64_t kTellReadsNs = 500000;
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) {
+    wrote(r, s);
     routes_[r].seg[(int)s]->put(r, s, off, src, len);
   }
   // Puts of n runs of bytes: run i is len[i] bytes at base + off[i], taken
   // from src + off[i] (a diff of one page).  The MPI path sends them as one
   // put; complete after flush() like put.
   void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len, size_t n) {
+    wrote(r, s);
     routes_[r].seg[(int)s]->put_runs(r, s, base, src, off, len, n);
   }
   // Whether a diff of `runs` runs goes better by its mask (of `words`
@@ -226,6 +228,7 @@ class Transport {
   static constexpr bool mask_pays(size_t runs, size_t words) { return 4 * runs > 8 * words; }
   // A page's diff by its mask (Path::put_mask); complete after flush().
   void put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) {
+    wrote(r, s);
     routes_[r].seg[(int)s]->put_mask(r, s, base, src, mask, words);
   }
   // All earlier puts are complete at their targets: a fence, then the flush
@@ -243,7 +246,10 @@ class Transport {
   }
 
   uint64_t load(int r, Seg s, uint64_t off) { return routes_[r].atomics->load(r, s, off); }
-  void store(int r, Seg s, uint64_t off, uint64_t v) { routes_[r].atomics->store(r, s, off, v); }  // complete on return
+  void store(int r, Seg s, uint64_t off, uint64_t v) {  // complete on return
+    wrote(r, s);
+    routes_[r].atomics->store(r, s, off, v);
+  }
   // A Meta store r sees after this rank's earlier requests and puts to r;
   // not waited for on the request path (Path::signal).
   void signal(int r, uint64_t off, uint64_t v) { routes_[r].atomics->signal(r, off, v); }
@@ -252,13 +258,24 @@ class Transport {
     routes_[r].atomics->signal_words(r, off, v, data_off, words, n);
   }
   uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
+    wrote(r, s);
     return routes_[r].atomics->cas(r, s, off, expected, desired);
   }
-  uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) { return routes_[r].atomics->fetch_add(r, s, off, v); }
-  uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) { return routes_[r].atomics->fetch_or(r, s, off, v); }
-  uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) { return routes_[r].atomics->swap(r, s, off, v); }
+  uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) {
+    wrote(r, s);
+    return routes_[r].atomics->fetch_add(r, s, off, v);
+  }
+  uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) {
+    wrote(r, s);
+    return routes_[r].atomics->fetch_or(r, s, off, v);
+  }
+  uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) {
+    wrote(r, s);
+    return routes_[r].atomics->swap(r, s, off, v);
+  }
   // A typed atomic (see AtomicType): complete on return, the old bits.
   uint64_t atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) {
+    wrote(r, s);
     return routes_[r].atomics->atomic_op(r, s, off, t, op, a, b);
   }
   // Atomic OR of `bits` into the n consecutive words at off on rank r;
@@ -268,6 +285,7 @@ class Transport {
   void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old = nullptr,
                 uint64_t count_off = kNoCount) {
     if (n == 0) return;
+    wrote(r, s);
     routes_[r].atomics->or_range(r, s, off, n, bits, old, count_off);
   }
   // Queue locks whose links live at the lock's home (sync.cpp): used when
@@ -360,6 +378,23 @@ class Transport {
   // Data segment.
   void irecv_data_runs(int r, int tag, const uint64_t* off, const uint64_t* len, size_t n, MPI_Request* rq);
   bool test_all(MPI_Request* rq, size_t n);  // true when all n are complete
+  // A message to r of `bytes` bytes at `words`, then n runs of this rank's
+  // Data segment (as isend_data_runs); its receive from r: the bytes into
+  // `words`, then the runs into the same runs of this rank's Data, or (with
+  // `into`) one after another from `into`.  A shorter message (the bytes
+  // alone) is received too: test_bytes says how many bytes came.
+  void isend_words_runs(int r, int tag, const void* words, size_t bytes, const uint64_t* off, const uint64_t* len,
+                        size_t n, MPI_Request* rq);
+  void irecv_words_runs(int r, int tag, void* words, size_t bytes, const uint64_t* off, const uint64_t* len, size_t n,
+                        uint8_t* into, MPI_Request* rq);
+  bool test_bytes(MPI_Request* rq, size_t* bytes);
+  // How many times this rank has written r's Data segment (puts, diffs,
+  // stores and atomics), counted as they are issued: a home's pages sent
+  // ahead of the barrier's agreement are stale if this count moved since
+  // (protocol/core.cpp, pushes ahead).
+  uint64_t data_writes(int r) const {
+    return (size_t)r < data_writes_.size() ? __atomic_load_n(&data_writes_[(size_t)r], __ATOMIC_RELAXED) : 0;
+  }
 
   // Atomic loads of n Meta words; at(i) names word i.  Issued together and
   // completed by one flush on MPI.
@@ -398,6 +433,11 @@ class Transport {
 
   AppWaiting* waiting_ = nullptr;  // shared with the paths' helper threads
   std::vector<Route> routes_;  // per rank
+  std::vector<uint64_t> data_writes_;  // per rank (data_writes)
+  void wrote(int r, Seg s) {
+    // (relaxed atomics: several threads of a rank issue writes)
+    if (s == Seg::Data && (size_t)r < data_writes_.size()) __atomic_fetch_add(&data_writes_[(size_t)r], 1, __ATOMIC_RELAXED);
+  }
   Path* many_ = nullptr;       // load_many
   Path* far_ = nullptr;        // flush and sync_local: the path besides direct, if any
   // The paths, created by init and deleted by finalize only: a job that
