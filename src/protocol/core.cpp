@@ -276,7 +276,6 @@ struct PushState {
   bool took = false;   // ... and takes it from the pages sent ahead
   int sent_slot = -1;  // the other's kept slot whose pages this rank sent ahead
   int expect_slot = -1;  // this rank's slot whose pages the posted row receive expects
-  uint64_t writes_mark = 0;  // data_writes(the other) when the last barrier's push ended
   std::vector<uint64_t> send_off, send_len, recv_off, recv_len;
   std::vector<uint8_t> scratch;  // pages sent ahead that this rank does not take
   RowPages rows;
@@ -1043,26 +1042,31 @@ namespace {
 // which runs, if any, may follow the other's row and posts their receive
 // with it as the barrier before ends (sync_rows_prepost), into scratch.
 // It takes them (copies them into the pages' slots) only if it wants that
-// slot now and has written nothing to the home since the last barrier
-// ended (a write the home's pages may not have had when they left: its
-// diffs, stores and atomics, Transport::data_writes); its row says
+// slot now and has written none of their bytes at the home since the last
+// barrier ended (a write the home's pages may not have had when they left:
+// its diffs, stores and atomics, Transport::data_written); its row says
 // -(slot + 1) then, and the home does not send them again.  Else the home
 // answers as before.  A home may still send its row alone (several
 // threads of its own compute: none is sent ahead); the asker sees the
 // short message and receives the pages the usual way.
-constexpr size_t kAheadCycle = 32;
+constexpr size_t kAheadCycle = 32, kAheadWindow = 32;
 constexpr uint64_t kAheadMaxBytes = (uint64_t)256 << 10;  // (more: answered after the agreement)
 
-// The slot the asker will want next if the last c slots repeat the c before
-// them (the shortest such c), else -1.
+// The slot the asker will want next, by the cycle c (1..kAheadCycle) that
+// foretold the last kAheadWindow slots best (each as the one c before it),
+// if it foretold at least 3 in 4 of them, else -1; the shortest of equals.
+// (The last slots alone would not do: CG's 1 0 0 1 0 0 ends in a cycle of
+// 1; the whole history would not either: one odd barrier, as the reader's
+// own write in mr_prefetch section 5, would stop the pushes for as many.)
 int ahead_predict(const std::vector<int>& h) {
   const size_t n = h.size();
+  size_t best = 0, best_hits = 0, best_of = 1;
   for (size_t c = 1; c <= kAheadCycle && 2 * c <= n; c++) {
-    size_t i = 1;
-    while (i <= c && h[n - i] == h[n - i - c]) i++;
-    if (i > c) return h[n - c];
+    size_t hits = 0, of = 0;
+    for (size_t i = std::max(c, n > kAheadWindow ? n - kAheadWindow : 0); i < n; i++, of++) hits += h[i] == h[i - c];
+    if (of >= c && hits * best_of > best_hits * of) best = c, best_hits = hits, best_of = of;
   }
-  return -1;
+  return best && 4 * best_hits >= 3 * best_of ? h[n - best] : -1;
 }
 
 // A kept ask's (first, n) pairs as runs in bytes; their total.
@@ -1120,7 +1124,9 @@ void ahead_plan(PushState& s) {
 bool ahead_take(PushState& s, int h, int slot) {
   if (h != 1 - rt.rank) return false;
   s.my_slot = slot;
-  if (s.expect_slot != slot || rt.tp.data_writes(h) != s.writes_mark) return false;
+  if (s.expect_slot != slot ||
+      rt.tp.data_written(h, s.recv_off.data(), s.recv_len.data(), s.recv_off.size()))
+    return false;
   s.took = true;
   return true;
 }
@@ -1142,7 +1148,7 @@ void ahead_after(PushState& s, const int* kept) {
   const int theirs = kept ? kept[other] : 0;
   for (auto* h : {&s.hist_mine, &s.hist_theirs}) {
     h->push_back(h == &s.hist_mine ? s.my_slot : theirs == 0 ? -1 : std::abs(theirs) - 1);
-    if (h->size() > 2 * kAheadCycle) h->erase(h->begin());
+    if (h->size() > kAheadWindow + kAheadCycle) h->erase(h->begin());
   }
 }
 }  // namespace
@@ -1319,7 +1325,7 @@ void proto_push_serve(int asked, const int* kept) {
     s.rq.clear();
   }
   if (rt.nranks == 2) {
-    s.writes_mark = rt.tp.data_writes(1 - rt.rank);
+    rt.tp.data_writes_mark(1 - rt.rank);
     ahead_prepost(s);
   }
 }
@@ -1335,7 +1341,6 @@ void proto_push_stop() {
   s.kept.clear();
   s.hist_mine.clear();
   s.hist_theirs.clear();
-  s.writes_mark = 0;
   s.expect_slot = -1;
 }
 

@@ -144,7 +144,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
 //                            async (it reads mapped ranks' words directly).
 void Transport::build_routes() {
   routes_.assign(nranks_, Route{});
-  data_writes_.assign((size_t)nranks_, 0);
+  written_.assign(nranks_ == 2 ? 2 : 0, Written{});  // (only jobs of 2 ranks ask: data_written)
   for (int r = 0; r < nranks_; r++) {
     Route& to = routes_[r];
     if (async_) {
@@ -328,6 +328,31 @@ void Transport::irecv_words_runs(int r, int tag, void* words, size_t bytes, cons
   MPI_Datatype t = words_runs_type(words, bytes, self_data_, opt_.data_size, off, len, n, into, r);
   check(PMPI_Irecv(MPI_BOTTOM, 1, t, r, tag, comm_, rq), "MPI_Irecv");  // (PMPI: as above)
   check(MPI_Type_free(&t), "MPI_Type_free");
+}
+
+void Transport::data_writes_mark(int r) {
+  std::lock_guard<std::mutex> g(written_mu_);
+  if ((size_t)r >= written_.size()) return;
+  written_[(size_t)r].ranges.clear();
+  written_[(size_t)r].over = false;
+}
+
+bool Transport::data_written(int r, const uint64_t* off, const uint64_t* len, size_t n) {
+  std::lock_guard<std::mutex> g(written_mu_);
+  if ((size_t)r >= written_.size()) return true;
+  const Written& w = written_[(size_t)r];
+  if (w.over) return true;
+  for (const auto& [lo, hi] : w.ranges) {
+    // the first run that ends after lo; written into if it starts before hi
+    size_t a = 0, b = n;
+    while (a < b) {
+      const size_t m = (a + b) / 2;
+      if (off[m] + len[m] <= lo) a = m + 1;
+      else b = m;
+    }
+    if (a < n && off[a] < hi) return true;
+  }
+  return false;
 }
 
 bool Transport::test_bytes(MPI_Request* rq, size_t* bytes) {

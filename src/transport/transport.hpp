@@ -68,6 +68,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "status.hpp"
@@ -212,14 +214,18 @@ class Transport {
   // (tell_reading; spin.hpp, idle_read_until).
   static constexpr int64_t kTellReadsNs = 500000;
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) {
-    wrote(r, s);
+    wrote(r, s, off, off + len);
     routes_[r].seg[(int)s]->put(r, s, off, src, len);
   }
   // Puts of n runs of bytes: run i is len[i] bytes at base + off[i], taken
   // from src + off[i] (a diff of one page).  The MPI path sends them as one
   // put; complete after flush() like put.
   void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len, size_t n) {
-    wrote(r, s);
+    if (s == Seg::Data && n) {
+      uint64_t lo = UINT64_MAX, hi = 0;
+      for (size_t i = 0; i < n; i++) lo = off[i] < lo ? off[i] : lo, hi = off[i] + len[i] > hi ? off[i] + len[i] : hi;
+      wrote(r, s, base + lo, base + hi);
+    }
     routes_[r].seg[(int)s]->put_runs(r, s, base, src, off, len, n);
   }
   // Whether a diff of `runs` runs goes better by its mask (of `words`
@@ -228,7 +234,7 @@ class Transport {
   static constexpr bool mask_pays(size_t runs, size_t words) { return 4 * runs > 8 * words; }
   // A page's diff by its mask (Path::put_mask); complete after flush().
   void put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) {
-    wrote(r, s);
+    wrote(r, s, base, base + words * 64 * 8);  // (a mask word covers 64 8-byte words)
     routes_[r].seg[(int)s]->put_mask(r, s, base, src, mask, words);
   }
   // All earlier puts are complete at their targets: a fence, then the flush
@@ -247,7 +253,7 @@ class Transport {
 
   uint64_t load(int r, Seg s, uint64_t off) { return routes_[r].atomics->load(r, s, off); }
   void store(int r, Seg s, uint64_t off, uint64_t v) {  // complete on return
-    wrote(r, s);
+    wrote(r, s, off, off + 8);
     routes_[r].atomics->store(r, s, off, v);
   }
   // A Meta store r sees after this rank's earlier requests and puts to r;
@@ -258,24 +264,24 @@ class Transport {
     routes_[r].atomics->signal_words(r, off, v, data_off, words, n);
   }
   uint64_t cas(int r, Seg s, uint64_t off, uint64_t expected, uint64_t desired) {
-    wrote(r, s);
+    wrote(r, s, off, off + 8);
     return routes_[r].atomics->cas(r, s, off, expected, desired);
   }
   uint64_t fetch_add(int r, Seg s, uint64_t off, uint64_t v) {
-    wrote(r, s);
+    wrote(r, s, off, off + 8);
     return routes_[r].atomics->fetch_add(r, s, off, v);
   }
   uint64_t fetch_or(int r, Seg s, uint64_t off, uint64_t v) {
-    wrote(r, s);
+    wrote(r, s, off, off + 8);
     return routes_[r].atomics->fetch_or(r, s, off, v);
   }
   uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) {
-    wrote(r, s);
+    wrote(r, s, off, off + 8);
     return routes_[r].atomics->swap(r, s, off, v);
   }
   // A typed atomic (see AtomicType): complete on return, the old bits.
   uint64_t atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) {
-    wrote(r, s);
+    wrote(r, s, off, off + 8);
     return routes_[r].atomics->atomic_op(r, s, off, t, op, a, b);
   }
   // Atomic OR of `bits` into the n consecutive words at off on rank r;
@@ -285,7 +291,8 @@ class Transport {
   void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old = nullptr,
                 uint64_t count_off = kNoCount) {
     if (n == 0) return;
-    wrote(r, s);
+    wrote(r, s, off, off + 8 * n);
+    if (count_off != kNoCount) wrote(r, s, count_off, count_off + 8);
     routes_[r].atomics->or_range(r, s, off, n, bits, old, count_off);
   }
   // Queue locks whose links live at the lock's home (sync.cpp): used when
@@ -388,13 +395,15 @@ class Transport {
   void irecv_words_runs(int r, int tag, void* words, size_t bytes, const uint64_t* off, const uint64_t* len, size_t n,
                         uint8_t* into, MPI_Request* rq);
   bool test_bytes(MPI_Request* rq, size_t* bytes);
-  // How many times this rank has written r's Data segment (puts, diffs,
-  // stores and atomics), counted as they are issued: a home's pages sent
-  // ahead of the barrier's agreement are stale if this count moved since
-  // (protocol/core.cpp, pushes ahead).
-  uint64_t data_writes(int r) const {
-    return (size_t)r < data_writes_.size() ? __atomic_load_n(&data_writes_[(size_t)r], __ATOMIC_RELAXED) : 0;
-  }
+  // The bytes of r's Data segment this rank has written since
+  // data_writes_mark(r) (puts, diffs, stores and atomics, noted as they are
+  // issued): whether any of them lies in the n runs (off[i], len[i] bytes;
+  // sorted, apart), or more were written than are kept track of.  A home's
+  // pages sent ahead of the barrier's agreement are stale where this rank
+  // wrote them since (protocol/core.cpp, pushes ahead).  Kept in jobs of
+  // 2 ranks only (elsewhere data_written says true).
+  void data_writes_mark(int r);
+  bool data_written(int r, const uint64_t* off, const uint64_t* len, size_t n);
 
   // Atomic loads of n Meta words; at(i) names word i.  Issued together and
   // completed by one flush on MPI.
@@ -433,10 +442,22 @@ class Transport {
 
   AppWaiting* waiting_ = nullptr;  // shared with the paths' helper threads
   std::vector<Route> routes_;  // per rank
-  std::vector<uint64_t> data_writes_;  // per rank (data_writes)
-  void wrote(int r, Seg s) {
-    // (relaxed atomics: several threads of a rank issue writes)
-    if (s == Seg::Data && (size_t)r < data_writes_.size()) __atomic_fetch_add(&data_writes_[(size_t)r], 1, __ATOMIC_RELAXED);
+  // data_written's: per rank, the byte ranges written since the mark (at
+  // most kWritesKept; past that, `over`).  Several threads of a rank issue
+  // writes: a mutex.
+  struct Written {
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    bool over = false;
+  };
+  static constexpr size_t kWritesKept = 4096;
+  std::vector<Written> written_;
+  std::mutex written_mu_;
+  void wrote(int r, Seg s, uint64_t lo, uint64_t hi) {
+    if (s != Seg::Data || (size_t)r >= written_.size()) return;
+    std::lock_guard<std::mutex> g(written_mu_);
+    Written& w = written_[(size_t)r];
+    if (w.ranges.size() < kWritesKept) w.ranges.emplace_back(lo, hi);
+    else w.over = true;
   }
   Path* many_ = nullptr;       // load_many
   Path* far_ = nullptr;        // flush and sync_local: the path besides direct, if any
