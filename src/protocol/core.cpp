@@ -1065,6 +1065,7 @@ int ahead_predict(const std::vector<int>& h) {
     size_t hits = 0, of = 0;
     for (size_t i = std::max(c, n > kAheadWindow ? n - kAheadWindow : 0); i < n; i++, of++) hits += h[i] == h[i - c];
     if (of >= c && hits * best_of > best_hits * of) best = c, best_hits = hits, best_of = of;
+    if (best == c && hits == of) break;  // (none foretells better)
   }
   return best && 4 * best_hits >= 3 * best_of ? h[n - best] : -1;
 }
