@@ -144,7 +144,8 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
 //                            async (it reads mapped ranks' words directly).
 void Transport::build_routes() {
   routes_.assign(nranks_, Route{});
-  written_.assign(nranks_ == 2 ? 2 : 0, Written{});  // (only jobs of 2 ranks ask: data_written)
+  // (only jobs of 2 ranks that do not map each other ask: data_written)
+  written_.assign(nranks_ == 2 && any_remote_ ? 2 : 0, Written{});
   for (int r = 0; r < nranks_; r++) {
     Route& to = routes_[r];
     if (async_) {

@@ -401,7 +401,8 @@ class Transport {
   // sorted, apart), or more were written than are kept track of.  A home's
   // pages sent ahead of the barrier's agreement are stale where this rank
   // wrote them since (protocol/core.cpp, pushes ahead).  Kept in jobs of
-  // 2 ranks only (elsewhere data_written says true).
+  // 2 ranks that do not map each other only (elsewhere data_written says
+  // true).
   void data_writes_mark(int r);
   bool data_written(int r, const uint64_t* off, const uint64_t* len, size_t n);
 
