@@ -25,6 +25,10 @@
  *      rounds with no such write.
  *   6. A block read every round and then no more stops being pushed: the
  *      pages installed readable on trust are checked one push in four.
+ *   7. A block its readers also write every round: every push ahead of it
+ *      at the barrier that releases their writes is vetoed, and the ranks
+ *      back off from sending it that way alike (a rank expecting a row
+ *      alone where pages came would fail).
  * Rank 0 writes the block in every round; every other rank reads it in
  * some rounds, after a barrier (two barriers a round: every third round
  * is a gap of 6 acquires).
@@ -315,6 +319,43 @@ static void body(int w, int nw) {
   }
   mr_wbar();
   mr_wfree(e);
+
+  /* 7. In round t rank 0 writes word t % 2 of every page of a block and
+   * each other rank a word of its own in every page (word 16 + rank); after
+   * the barrier the others read both.  Each of their releases at that
+   * barrier sends diffs into the pages the barrier pushes them, so no push
+   * ahead of them may be taken there (one taken would lack the reader's
+   * own word); at the barrier after the reads, which pushes them too (the
+   * readers' writes make them read every interval), nothing vetoes them. */
+  enum { G = 4, WROTE_ROUNDS = 48 };
+  uint64_t* g = (uint64_t*)mr_walloc((size_t)G * 4096, 0);
+  mr_wbar();
+  for (int t = 0; t < WROTE_ROUNDS; t++) {
+    for (size_t p = 0; p < G; p++)
+      if (MINE(p)) {
+        if (r == 0) g[p * W + (size_t)t % 2] = (uint64_t)t * 1000 + p;
+        else g[p * W + 16 + (size_t)r] = (uint64_t)t * 10 + (uint64_t)r;
+      }
+    mr_wbar();
+    if (r > 0)
+      for (size_t p = 0; p < G; p++)
+        if (MINE(p) && (g[p * W + (size_t)t % 2] != (uint64_t)t * 1000 + p ||
+                        g[p * W + 16 + (size_t)r] != (uint64_t)t * 10 + (uint64_t)r)) {
+          if (bad < 3)
+            fprintf(stderr, "rank %d round %d page %zu (its own writes): %llu %llu, want %llu %llu\n", r, t, p,
+                    (unsigned long long)g[p * W + (size_t)t % 2], (unsigned long long)g[p * W + 16 + (size_t)r],
+                    (unsigned long long)t * 1000 + p, (unsigned long long)t * 10 + (unsigned long long)r);
+          bad++;
+        }
+    mr_wbar();
+  }
+  if (r == 0)
+    for (size_t p = 0; p < G; p++)
+      for (int q = 1; q < n && MINE(p); q++)
+        if (g[p * W + 16 + (size_t)q] != (uint64_t)(WROTE_ROUNDS - 1) * 10 + (uint64_t)q) bad++;
+  CHECK(bad == 0);
+  mr_wbar();
+  mr_wfree(g);
 #undef MINE
 }
 

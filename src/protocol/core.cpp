@@ -250,6 +250,7 @@ constexpr size_t kPushMaxPages = (size_t)1 << 18;  // pages one barrier asks for
 constexpr int kPushKeepRanks = 16;
 constexpr uint32_t kPushKeep = 32;
 constexpr uint64_t kPushNoSlot = ~(uint64_t)0;
+constexpr uint64_t kAheadBackoff = 8, kAheadBackoffMax = 1024;  // barriers (pushes ahead, core.cpp)
 struct PushState {
   std::vector<PushRun> runs;                   // asked at this barrier, by home
   std::vector<std::vector<uint64_t>> out;      // this barrier's ask messages (slot, then pairs)
@@ -276,6 +277,14 @@ struct PushState {
   bool took = false;   // ... and takes it from the pages sent ahead
   int sent_slot = -1;  // the other's kept slot whose pages this rank sent ahead
   int expect_slot = -1;  // this rank's slot whose pages the posted row receive expects
+  int pred_theirs = -1;  // the other's slot this rank could send ahead now (sent_slot, unless it declined)
+  // Backing off where the pages sent ahead are not taken although the slot
+  // was foretold (the asker writes them: ahead_after), for this rank as an
+  // asker and as a home: no push ahead before barrier `until` (by seq).
+  struct Backoff {
+    uint64_t until = 0, wait = kAheadBackoff;
+    int untaken = 0;  // foretold and not taken since the last take
+  } mine, theirs;
   std::vector<uint64_t> send_off, send_len, recv_off, recv_len;
   std::vector<uint8_t> scratch;  // pages sent ahead that this rank does not take
   RowPages rows;
@@ -1055,13 +1064,18 @@ constexpr uint64_t kAheadMaxBytes = (uint64_t)256 << 10;  // (more: answered aft
 // The slot the asker will want next, by the cycle c (1..kAheadCycle) that
 // foretold the last kAheadWindow slots best (each as the one c before it),
 // if it foretold at least 3 in 4 of them, else -1; the shortest of equals.
-// (The last slots alone would not do: CG's 1 0 0 1 0 0 ends in a cycle of
-// 1; the whole history would not either: one odd barrier, as the reader's
-// own write in mr_prefetch section 5, would stop the pushes for as many.)
+// Only a cycle that foretold the slot it now foretells from counts (h[n-c]
+// == h[n-2c]): a slot seen once would otherwise be foretold by the cycle
+// that puts it just out of its window (MG's warm-up: 29 barriers in a row
+// sent 96 KiB ahead that the asker did not want).  (The last slots alone
+// would not do either: CG's 1 0 0 1 0 0 ends in a cycle of 1; nor would the
+// whole history: one odd barrier, as the reader's own write in mr_prefetch
+// section 5, would stop the pushes for as many.)
 int ahead_predict(const std::vector<int>& h) {
   const size_t n = h.size();
   size_t best = 0, best_hits = 0, best_of = 1;
   for (size_t c = 1; c <= kAheadCycle && 2 * c <= n; c++) {
+    if (h[n - c] != h[n - 2 * c]) continue;
     size_t hits = 0, of = 0;
     for (size_t i = std::max(c, n > kAheadWindow ? n - kAheadWindow : 0); i < n; i++, of++) hits += h[i] == h[i - c];
     if (of >= c && hits * best_of > best_hits * of) best = c, best_hits = hits, best_of = of;
@@ -1089,7 +1103,7 @@ void ahead_prepost(PushState& s) {
   s.expect_slot = -1;
   if (rt.nranks != 2 || !proto_push_keeps()) return;
   const size_t other = (size_t)(1 - rt.rank);
-  const int p = ahead_predict(s.hist_mine);
+  const int p = s.seq + 1 >= s.mine.until ? ahead_predict(s.hist_mine) : -1;
   uint64_t bytes = 0;
   if (p >= 0 && s.made.size() == 2 && (size_t)p < s.made[other].size() && !s.made[other][(size_t)p].empty()) {
     bytes = ahead_runs(s.made[other][(size_t)p], &s.recv_off, &s.recv_len);
@@ -1103,14 +1117,15 @@ void ahead_plan(PushState& s) {
   s.my_slot = -1;
   s.took = false;
   s.sent_slot = -1;
+  s.pred_theirs = -1;
   s.rows = RowPages{};
   if (rt.nranks != 2 || !proto_push_keeps()) return;
   const size_t other = (size_t)(1 - rt.rank);
-  const int q = ahead_predict(s.hist_theirs);
-  if (q >= 0 && s.kept.size() == 2 && (size_t)q < s.kept[other].size() && !s.kept[other][(size_t)q].empty() &&
-      !threads_several()) {
+  const int q = s.seq >= s.theirs.until ? ahead_predict(s.hist_theirs) : -1;
+  if (q >= 0 && s.kept.size() == 2 && (size_t)q < s.kept[other].size() && !s.kept[other][(size_t)q].empty()) {
     const uint64_t bytes = ahead_runs(s.kept[other][(size_t)q], &s.send_off, &s.send_len);
-    if (bytes <= kAheadMaxBytes) {
+    if (bytes <= kAheadMaxBytes) s.pred_theirs = q;  // (as the asker's expect_slot)
+    if (bytes <= kAheadMaxBytes && !threads_several()) {
       rt.tp.sync_local();  // (rma: the diffs put here are in the memory the send reads)
       s.rows.send_off = s.send_off.data();
       s.rows.send_len = s.send_len.data();
@@ -1147,6 +1162,24 @@ void ahead_after(PushState& s, const int* kept) {
     rt.tp.irecv_data_runs(other, kTagPushPages, s.recv_off.data(), s.recv_len.data(), s.recv_off.size(), &s.rq.back());
   }
   const int theirs = kept ? kept[other] : 0;
+  // Pages sent ahead of a slot foretold right and not taken (the asker
+  // wrote some of them, as SOR's rank 1 does every time) were sent for
+  // nothing: both ranks see it in the row, and after two such barriers
+  // with no take between them stop sending that way for a while, 8
+  // barriers doubling to 1024, until a take.  (One now and then, as SOR's
+  // rank 0 in one barrier of 20, costs a send; backing off at once cost it
+  // 8 barriers of pushes ahead each time.)
+  auto outcome = [&](bool took, PushState::Backoff* b) {
+    if (took) {
+      b->untaken = 0;
+      b->wait = kAheadBackoff;
+    } else if (++b->untaken >= 2) {
+      b->until = s.seq + 1 + b->wait;
+      b->wait = std::min(2 * b->wait, kAheadBackoffMax);
+    }
+  };
+  if (s.expect_slot >= 0 && s.my_slot == s.expect_slot) outcome(s.took, &s.mine);
+  if (s.pred_theirs >= 0 && std::abs(theirs) - 1 == s.pred_theirs) outcome(theirs < 0, &s.theirs);
   for (auto* h : {&s.hist_mine, &s.hist_theirs}) {
     h->push_back(h == &s.hist_mine ? s.my_slot : theirs == 0 ? -1 : std::abs(theirs) - 1);
     if (h->size() > kAheadWindow + kAheadCycle) h->erase(h->begin());
@@ -1343,6 +1376,7 @@ void proto_push_stop() {
   s.hist_mine.clear();
   s.hist_theirs.clear();
   s.expect_slot = -1;
+  s.mine = s.theirs = PushState::Backoff{};
 }
 
 void proto_before_atomic(uint64_t p) {
