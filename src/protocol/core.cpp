@@ -1042,7 +1042,7 @@ namespace {
 // Pushes ahead, in a job of 2 ranks, whose agreement is rows (sync.cpp,
 // agree_by_rows): a home sends the pages of the kept ask it expects with
 // its row, as it arrives, instead of after the agreement.  Each send over
-// TCP costs its sender 6-10 us (MG across 2 emulated hosts), and the
+// TCP costs its sender 6-17 us (MG across 2 emulated hosts), and the
 // barrier's last arriver otherwise waits for two in a row: its own row,
 // then the other's pages, sent only once that row is in.  Which slot a
 // home sends is predicted from the slots the asker wanted before, a cycle
@@ -1057,7 +1057,8 @@ namespace {
 // -(slot + 1) then, and the home does not send them again.  Else the home
 // answers as before.  A home may still send its row alone (several
 // threads of its own compute: none is sent ahead); the asker sees the
-// short message and receives the pages the usual way.
+// short message and receives the pages the usual way.  Pushes foretold
+// right and not taken back both ranks off (ahead_after).
 constexpr size_t kAheadCycle = 32, kAheadWindow = 32;
 constexpr uint64_t kAheadMaxBytes = (uint64_t)256 << 10;  // (more: answered after the agreement)
 
