@@ -221,7 +221,7 @@ class Transport {
   // from src + off[i] (a diff of one page).  The MPI path sends them as one
   // put; complete after flush() like put.
   void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len, size_t n) {
-    if (s == Seg::Data && n) {
+    if (s == Seg::Data && n && (size_t)r < written_.size()) {  // (the extent only where writes are kept)
       uint64_t lo = UINT64_MAX, hi = 0;
       for (size_t i = 0; i < n; i++) lo = off[i] < lo ? off[i] : lo, hi = off[i] + len[i] > hi ? off[i] + len[i] : hi;
       wrote(r, s, base + lo, base + hi);
