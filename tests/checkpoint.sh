@@ -21,7 +21,11 @@ if [ "$1" = every ]; then
   export LOOM_CHECKPOINT_EVERY=4
 fi
 export LOOM_CHECKPOINT_DIR="$dir/a"
-timeout 60 "$@" $args -1 >"$dir/one.out" 2>&1 || { cat "$dir/one.out"; echo "FAIL: the uninterrupted run failed"; exit 1; }
+timeout 60 "$@" $args -1 >"$dir/one.out" 2>&1
+rc=$?
+# (a launcher that cannot run here, the emulated cluster without MPICH's mpiexec: skipped)
+[ "$rc" -eq 77 ] && grep -q "^cluster.sh: skipped:" "$dir/one.out" && { cat "$dir/one.out"; exit 77; }
+[ "$rc" -eq 0 ] || { cat "$dir/one.out"; echo "FAIL: the uninterrupted run failed"; exit 1; }
 cat "$dir/one.out"
 export LOOM_CHECKPOINT_DIR="$dir/b"
 timeout 60 "$@" $args 12 >"$dir/killed.out" 2>&1 && { cat "$dir/killed.out"; echo "FAIL: the killed run exited 0"; exit 1; }

@@ -11,6 +11,9 @@ LOOM_HANG_TIMEOUT=2 timeout 60 "$@" "$mode" >"$out" 2>&1
 rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 cat "$out"
+# A launcher that cannot run here (the emulated cluster without MPICH's
+# mpiexec) skips, as the other tests through it do.
+[ "$rc" -eq 77 ] && grep -q "^cluster.sh: skipped:" "$out" && exit 77
 echo "hang.sh: $mode: exit status $rc after $ms ms"
 [ "$rc" -ne 0 ] || { echo "FAIL: the job exited 0"; exit 1; }
 [ "$rc" -ne 124 ] || { echo "FAIL: the job still ran after 60 s"; exit 1; }

@@ -11,7 +11,11 @@ py=$1 dir=$2
 shift 2
 tool=$(dirname "$0")/../tools/loom
 rm -rf "$dir"
-LOOM_TRACE=$dir "$@" || { echo "trace_check: the program failed"; exit 1; }
+LOOM_TRACE=$dir "$@"
+rc=$?
+# (77: a launcher that cannot run here, the emulated cluster without MPICH's mpiexec, said why: skipped)
+[ "$rc" -eq 77 ] && exit 77
+[ "$rc" -eq 0 ] || { echo "trace_check: the program failed"; exit 1; }
 "$py" "$tool" trace check "$dir" || exit 1
 "$py" "$tool" trace view "$dir" --out "$dir/trace.json" || exit 1
 "$py" "$tool" trace summary "$dir" --json > "$dir/summary.json" || { echo "trace_check: summary failed"; exit 1; }
