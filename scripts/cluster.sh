@@ -12,6 +12,8 @@
 #                                      0..R-1 on host 0, R..2R-1 on host 1, ...)
 #   scripts/cluster.sh exec I [--] cmd [args...]
 #                                      run one command on host I (no MPI)
+#                                      (`run` takes MPICH's mpiexec, hydra, or
+#                                      Open MPI's, prterun: MPIEXEC)
 #   scripts/cluster.sh links RATE      print what `up N RATE` makes each link, as
 #                                      a platform file for `loom predict --platform`
 #                                      (the token bucket: burst_bytes; no root)
@@ -232,7 +234,10 @@ wrap() {
   WRAP=(nsenter "--net=/run/netns/$(host_ns "$i")" unshare --uts sh -c 'hostname "$0" && exec "$@"' "node$i")
   if [ "$k" -gt 0 ]; then
     local last=$(((i + 1) * k - 1))
-    [ "$last" -lt "$(nproc)" ] || die "LOOM_CLUSTER_CPUS=$k: host $i needs core $last, this machine has $(nproc)"
+    # (the machine's cores: counted before any binding, so that Open MPI's
+    # agent, bound with host 0 already, counts them all; run_openmpi)
+    local cores=${LOOM_CLUSTER_NPROC:-$(nproc)}
+    [ "$last" -lt "$cores" ] || die "LOOM_CLUSTER_CPUS=$k: host $i needs core $last, this machine has $cores"
     WRAP=(taskset -c "$((i * k))-$last" "${WRAP[@]}")
   fi
 }
@@ -254,8 +259,11 @@ do_run() {
   # pipeline early, mpiexec would die of SIGPIPE and the check fail at random.
   local version
   version=$("$mpiexec" --version 2>&1 || true)
+  if [[ "$version" == *"Open MPI"* || "$version" == *prterun* ]]; then
+    run_openmpi "$h" "$r" "$mpiexec" "$@"
+  fi
   [[ "$version" == *HYDRA* ]] ||
-    skip "'run' needs MPICH's mpiexec (hydra; its fork launcher and host list place the ranks); $mpiexec is not"
+    skip "'run' needs MPICH's mpiexec (hydra) or Open MPI's (prterun); $mpiexec is neither"
   # Hydra places ranks in order, R per host, matching the MPMD segments.
   for ((i = 0; i < h; i++)); do hosts+="${hosts:+,}node$i:$r"; done
   for ((i = 0; i < h; i++)); do
@@ -272,6 +280,46 @@ do_run() {
   export FI_TCP_IFACE=${FI_TCP_IFACE:-eth0}
   [ "${LOOM_CLUSTER_NOLOCAL:-0}" = 1 ] && export MPIR_CVAR_NOLOCAL=1
   exec "$mpiexec" -launcher fork -hosts "$hosts" "${args[@]}"
+}
+
+# Open MPI: a daemon per host, as on a cluster.  mpiexec runs inside host
+# 0 and starts host i's daemon (prted) through `cluster.sh agent`, which
+# enters host i before it execs the daemon's command; each daemon starts
+# its host's ranks, so Open MPI sees H nodes (shared memory inside a host,
+# TCP on eth0 between hosts).  --map-by slot with R slots a host puts ranks
+# 0..R-1 on host 0 and so on; --bind-to none leaves the cores to
+# LOOM_CLUSTER_CPUS (Open MPI would bind every host's first rank to core 0
+# of this one machine).  The daemons inherit this environment, and the
+# ranks theirs.
+run_openmpi() {
+  local h=$1 r=$2 mpiexec=$3 i hostfile
+  shift 3
+  hostfile=$(mktemp /tmp/loom-cluster-hosts.XXXXXX)
+  for ((i = 0; i < h; i++)); do echo "node$i slots=$r"; done >"$hostfile"
+  if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+  # (UCX's one-sided component finds no UCX transport here and says so at
+  # every window; the others serve one-sided operations over the BTLs.)
+  export OMPI_MCA_osc=${OMPI_MCA_osc:-^ucx}
+  LOOM_CLUSTER_NPROC=$(nproc)
+  export LOOM_CLUSTER_NPROC
+  wrap 0
+  local rc=0
+  "${WRAP[@]}" "$mpiexec" --hostfile "$hostfile" --map-by slot --bind-to none \
+    --prtemca plm_ssh_agent "$HERE/cluster.sh agent" --prtemca oob_tcp_if_include eth0 \
+    --mca pml ob1 --mca btl tcp,sm,self --mca btl_tcp_if_include eth0 -n $((h * r)) "$@" || rc=$?
+  rm -f "$hostfile"
+  exit $rc
+}
+
+# `agent [options] nodeI COMMAND`: how Open MPI's mpiexec starts host I's
+# daemon (run_openmpi): the command, a shell line, run inside host I.
+do_agent() {
+  while [ $# -gt 0 ] && [[ "$1" == -* ]]; do shift; done
+  local node=${1:-}
+  [[ "$node" =~ ^node[0-9]+$ ]] || die "agent: no host node<i> in '$*'"
+  shift
+  wrap "${node#node}"
+  exec "${WRAP[@]}" sh -c "$*"
 }
 
 do_exec() {
@@ -303,5 +351,6 @@ case "$cmd" in
     ;;
   run) do_run "$@" ;;
   exec) do_exec "$@" ;;
+  agent) do_agent "$@" ;;
   *) usage ;;
 esac

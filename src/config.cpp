@@ -353,8 +353,7 @@ bool parse_size(const char* s, unsigned long long* out) {
 namespace {
 // LOOM_ variables that are not settings of the library but are read by
 // Loom's scripts and tools, or by the runtime's own re-exec.
-const char* const kNotSettings[] = {"LOOM_MPI", "LOOM_VENV", "LOOM_CC", "LOOM_CLUSTER_PREFIX", "LOOM_CLUSTER_CPUS",
-                                    "LOOM_CLUSTER_NOLOCAL", "LOOM_SERIAL_REEXEC", "LOOM_STRESS_SEED",
+const char* const kNotSettings[] = {"LOOM_MPI", "LOOM_VENV", "LOOM_CC", "LOOM_SERIAL_REEXEC", "LOOM_STRESS_SEED",
                                     "LOOM_STRESS_ROUNDS", "LOOM_STRESS_THREADS"};
 
 size_t edit_distance(const char* a, const char* b) {
@@ -390,7 +389,8 @@ size_t config_unknown_env(char* const* env, char* buf, size_t len) {
     bool known = false;
     for (const Setting& st : kSettings) known = known || !std::strcmp(st.name, name);
     for (const char* n : kNotSettings) known = known || !std::strcmp(n, name);
-    if (known) continue;
+    // (LOOM_CLUSTER_*: scripts/cluster.sh's, which run passes to the ranks)
+    if (known || !std::strncmp(name, "LOOM_CLUSTER_", 13)) continue;
     const char* best = nullptr;
     size_t best_d = 3;  // a typo is at most two edits away
     for (const Setting& st : kSettings) {

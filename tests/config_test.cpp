@@ -369,7 +369,8 @@ void test_unknown_env() {
   CHECK(std::strstr(buf, "LOOM_FROBNICATE is not a Loom setting and is ignored (LOOM_PRINT_CONFIG=1") != nullptr);
   CHECK(std::strstr(buf, "LOOM_MEM_SIZE") == nullptr && std::strstr(buf, "LOOM_MPI") == nullptr &&
         std::strstr(buf, "LOOMX") == nullptr && std::strstr(buf, "PATH") == nullptr);
-  char* clean[] = {(char*)"LOOM_STATS=1", (char*)"LOOM_VENV=/x", nullptr};
+  char* clean[] = {(char*)"LOOM_STATS=1", (char*)"LOOM_VENV=/x", (char*)"LOOM_CLUSTER_CPUS=1",
+                   (char*)"LOOM_CLUSTER_QUICKACK=1", (char*)"LOOM_CLUSTER_NPROC=2", nullptr};  // (cluster.sh's)
   CHECK(loom::config_unknown_env(clean, buf, sizeof buf) == 0 && buf[0] == 0);
   char small[8];
   CHECK(loom::config_unknown_env(env, small, sizeof small) == n && small[0] == 0);  // too small: the length, no text
