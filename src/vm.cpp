@@ -12,6 +12,7 @@
 // Faults outside Loom memory, or on pages no allocation covers, go to the
 // handler installed before Loom: the program still crashes with SIGSEGV, dumps
 // core, and the debugger sees the real fault.
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -37,6 +38,11 @@ namespace loom {
 namespace {
 
 struct sigaction g_prev;
+// The handler before Loom's is an MPI library's crash reporter (Open MPI's
+// opal, UCX): it prints its own banner (host and pid) and ends the process,
+// so Loom's line naming the rank goes out before it.  Any other handler is
+// the program's, which may recover from the fault: Loom says nothing there.
+bool g_prev_reports = false;
 bool g_installed = false;
 size_t (*g_describe)(uint64_t off, char* buf, size_t len) = nullptr;
 // Initial-exec TLS: read from the signal handler without a call into the
@@ -89,7 +95,10 @@ int fault_is_write(void* uctx) {
 #endif
 }
 
+void say_segv(siginfo_t* info, void* uctx);
+
 void chain(int sig, siginfo_t* info, void* uctx) {
+  if (g_prev_reports) say_segv(info, uctx);
   if (g_prev.sa_flags & SA_SIGINFO) {
     if (g_prev.sa_sigaction) {
       g_prev.sa_sigaction(sig, info, uctx);
@@ -99,10 +108,16 @@ void chain(int sig, siginfo_t* info, void* uctx) {
     g_prev.sa_handler(sig);
     return;
   }
-  // Default action: say which rank, address and access, and for an address
-  // in Loom memory the blocks nearest to it (a launcher's banner names only
-  // a pid and a host); restore the default and return: the access faults
-  // again and the kernel delivers the real SIGSEGV (core dump, debugger).
+  // Default action: say which rank, address and access; restore the
+  // default and return: the access faults again and the kernel delivers the
+  // real SIGSEGV (core dump, debugger).
+  say_segv(info, uctx);
+  signal(sig, SIG_DFL);
+}
+
+// Which rank, address and access, and for an address in Loom memory the
+// blocks nearest to it (a launcher's banner names only a pid and a host).
+void say_segv(siginfo_t* info, void* uctx) {
   char host[64] = "?", msg[768], near[400] = "";
   gethostname(host, sizeof host - 1);
   uint8_t* a = static_cast<uint8_t*>(info->si_addr);
@@ -114,7 +129,20 @@ void chain(int sig, siginfo_t* info, void* uctx) {
                         inside ? "in Loom memory that no allocation covers" : "outside Loom memory",
                         near[0] ? ": " : "", near);
   if (n > 0) (void)!write(2, msg, (size_t)std::min(n, (int)sizeof msg - 1));
-  signal(sig, SIG_DFL);
+}
+
+// Whether a handler's code lies in a library of the MPI stack, whose
+// SIGSEGV handlers report crashes (g_prev_reports).
+bool handler_reports(const struct sigaction& h) {
+  void* fn = (h.sa_flags & SA_SIGINFO) ? (void*)h.sa_sigaction : (void*)h.sa_handler;
+  if (fn == nullptr || fn == (void*)SIG_DFL || fn == (void*)SIG_IGN) return false;
+  Dl_info d;
+  if (!dladdr(fn, &d) || !d.dli_fname) return false;
+  const char* base = std::strrchr(d.dli_fname, '/');
+  base = base ? base + 1 : d.dli_fname;
+  for (const char* lib : {"libopen-pal", "libmpi", "libucs", "libpmix", "libprrte"})
+    if (!std::strncmp(base, lib, std::strlen(lib))) return true;
+  return false;
 }
 
 // The protocol's fault entry and the heap's describer, given at install (vm
@@ -197,6 +225,7 @@ Status vm_install_handler(Fault (*on_fault)(uint64_t page, int is_write),
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
   if (sigaction(SIGSEGV, &sa, &g_prev) != 0) return fail_errno(LOOM_ERR_SYSTEM, "sigaction(SIGSEGV)");
+  g_prev_reports = handler_reports(g_prev);
   g_installed = true;
   return Status::ok();
 }
