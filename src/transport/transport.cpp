@@ -32,9 +32,7 @@ namespace {
 // (docs/ARCHITECTURE.md, the emulated cluster): rank 0 says so, once, at
 // init, where some peer is on another host.  The cause is not found; auto
 // and async pass the same tests.
-void warn_rma_open_mpi(const std::vector<uint8_t>& other_host) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+void warn_rma_open_mpi(int rank, const std::vector<uint8_t>& other_host) {
   if (rank != 0 || std::find(other_host.begin(), other_host.end(), 1) == other_host.end()) return;
   char lib[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
@@ -144,7 +142,7 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     std::vector<uint8_t> other(nranks_);
     for (int r = 0; r < nranks_; r++) other[r] = r != rank_ && !direct_->same_host(r);
     rma_->set_other_hosts(other);
-    warn_rma_open_mpi(other);
+    warn_rma_open_mpi(rank_, other);
     // Every Data get from another host is an MPI_Get here: the words go
     // on a communicator of the rma path's own, and the waits take them
     // where they would nap, outside the rank lock (so only with
