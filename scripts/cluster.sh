@@ -38,8 +38,8 @@
 # across 1 Gbit/s links stalled 10 ms at 17-27 barriers a run; `status`
 # names the one in use), LOOM_CLUSTER_QUICKACK=1 (the hosts' routes
 # acknowledge at once, `quickack 1`, instead of TCP's delayed
-# acknowledgements: a 4 KiB MPI_Get then costs the same all run, where it
-# otherwise moves between levels ~5 us apart; hand-written MPI MG 0.76x,
+# acknowledgements: a 4 KiB MPI_Get then loses the lower of the levels
+# ~5 us apart that it otherwise moves between; hand-written MPI MG 0.76x,
 # Loom's 0.91x; docs/BENCHMARKS.md "The page fetch against a get on the
 # same level").
 # `run` passes the whole environment (LOOM_* included) to every rank.
