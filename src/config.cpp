@@ -352,9 +352,10 @@ bool parse_size(const char* s, unsigned long long* out) {
 
 namespace {
 // LOOM_ variables that are not settings of the library but are read by
-// Loom's scripts and tools, or by the runtime's own re-exec.
+// Loom's scripts and tools, or by the runtime's own re-exec (and
+// LOOM_TEST_RMA_OR, the tests' hook: transport.cpp).
 const char* const kNotSettings[] = {"LOOM_MPI", "LOOM_VENV", "LOOM_CC", "LOOM_SERIAL_REEXEC", "LOOM_STRESS_SEED",
-                                    "LOOM_STRESS_ROUNDS", "LOOM_STRESS_THREADS"};
+                                    "LOOM_STRESS_ROUNDS", "LOOM_STRESS_THREADS", "LOOM_TEST_RMA_OR"};
 
 size_t edit_distance(const char* a, const char* b) {
   const size_t n = std::strlen(b);

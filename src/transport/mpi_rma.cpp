@@ -263,7 +263,71 @@ uint64_t MpiRmaPath::fetch_add(int r, Seg s, uint64_t off, uint64_t v) {
 }
 
 uint64_t MpiRmaPath::fetch_or(int r, Seg s, uint64_t off, uint64_t v) {
+  if (or_by_cas_) return or_by_cas(r, s, off, v);
   return atomic(r, s, off, &v, nullptr, MPI_BOR);
+}
+
+// An OR as compare-and-swap, a round trip per attempt: the first guesses
+// the word is 0 (a writer set's or a copy-set's first bit), each next one
+// takes what the last found.  Bits already set end it at once (the swap
+// writes what is there).
+uint64_t MpiRmaPath::or_by_cas(int r, Seg s, uint64_t off, uint64_t bits) {
+  uint64_t expected = 0;
+  for (;;) {
+    const uint64_t desired = expected | bits;
+    const uint64_t seen = atomic(r, s, off, &desired, &expected, MPI_OP_NULL);
+    if (seen == expected) return seen;
+    expected = seen;
+  }
+}
+
+namespace {
+// check_atomics' window: each origin's own 4 words at its target.
+constexpr int kProbeWords = 4;
+constexpr uint64_t kProbeInit = 0x0f0f0f0f0f0f0f0full;  // bits on both halves of the word
+}  // namespace
+
+Status MpiRmaPath::check_atomics(MPI_Comm comm, int target, bool* by_cas) {
+  int me = 0, n = 0;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &n);
+  uint64_t* base = nullptr;
+  MPI_Win w;
+  check(MPI_Win_allocate((MPI_Aint)n * kProbeWords * 8, 8, MPI_INFO_NULL, comm, &base, &w), "MPI_Win_allocate");
+  for (int i = 0; i < n * kProbeWords; i++) base[i] = kProbeInit;
+  check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
+  check(MPI_Barrier(comm), "MPI_Barrier");  // every word set before any rank's operations
+  // Bit 0 is 0 and bit 63 is 0 in kProbeInit: an OR that applies its
+  // operand sets both; SUM and compare-and-swap have their own words.
+  int bad[3] = {0, 0, 0};  // OR, SUM, compare-and-swap
+  if (target >= 0) {
+    const MPI_Aint at = (MPI_Aint)me * kProbeWords;
+    const uint64_t bits = 1ull | 1ull << 63, one = 1, desired = 42, expected = kProbeInit;
+    uint64_t old[3] = {0, 0, 0}, after[3] = {0, 0, 0};
+    check(MPI_Fetch_and_op(&bits, &old[0], MPI_UINT64_T, target, at, MPI_BOR, w), "MPI_Fetch_and_op");
+    check(MPI_Fetch_and_op(&one, &old[1], MPI_UINT64_T, target, at + 1, MPI_SUM, w), "MPI_Fetch_and_op");
+    check(MPI_Compare_and_swap(&desired, &expected, &old[2], MPI_UINT64_T, target, at + 2, w),
+          "MPI_Compare_and_swap");
+    check(MPI_Win_flush(target, w), "MPI_Win_flush");
+    check(MPI_Get(after, 3, MPI_UINT64_T, target, at, 3, MPI_UINT64_T, w), "MPI_Get");
+    check(MPI_Win_flush(target, w), "MPI_Win_flush");
+    bad[0] = old[0] != kProbeInit || after[0] != (kProbeInit | bits);
+    bad[1] = old[1] != kProbeInit || after[1] != kProbeInit + 1;
+    bad[2] = old[2] != kProbeInit || after[2] != desired;
+  }
+  int any[3] = {0, 0, 0};
+  check(MPI_Allreduce(bad, any, 3, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  check(MPI_Win_unlock_all(w), "MPI_Win_unlock_all");
+  check(MPI_Win_free(&w), "MPI_Win_free");
+  if (any[1] || any[2])
+    return fail(LOOM_ERR_MPI,
+                "the MPI library's one-sided %s gave wrong results between ranks that do not map each other "
+                "(checked at init), so LOOM_TRANSPORT=rma cannot keep memory coherent with it: use "
+                "LOOM_TRANSPORT=async or auto, or another MPI library",
+                any[1] && any[2] ? "MPI_SUM and compare-and-swap" : any[1] ? "MPI_SUM" : "compare-and-swap");
+  or_by_cas_ = any[0] != 0;
+  *by_cas = or_by_cas_;
+  return Status::ok();
 }
 
 uint64_t MpiRmaPath::swap(int r, Seg s, uint64_t off, uint64_t v) {
@@ -321,6 +385,16 @@ uint64_t MpiRmaPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicO
 }
 
 void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) {
+  if (or_by_cas_) {
+    // Word by word, each complete before the next and before the count
+    // (the order the accumulates below keep).
+    for (size_t i = 0; i < n; i++) {
+      const uint64_t o = or_by_cas(r, s, off + i * 8, bits);
+      if (old) old[i] = o;
+    }
+    if (count_off != kNoCount) fetch_add(r, s, count_off, 1);
+    return;
+  }
   WaitingIn in(waiting_);
   or_buf_.assign(n, bits);
   or_old_.resize(n);

@@ -47,6 +47,16 @@ class MpiRmaPath final : public Path {
   bool start_progress(MPI_Comm comm);
   // The ranks on other hosts (1 each): flush confirms its puts to them.
   void set_other_hosts(const std::vector<uint8_t>& other) { other_host_ = other; }
+  // Collective over comm: every rank that names a target (>= 0, a rank
+  // this path reaches through MPI) checks there that the MPI library's
+  // 64-bit one-sided OR applies its operand (Open MPI 5.0.11 over its TCP
+  // BTL leaves the word as it was, and the 32-bit one and SUM work); where
+  // any rank saw it fail, every rank ORs by compare-and-swap from then on.
+  // An MPI whose compare-and-swap or SUM fails the same check is an error
+  // that names it.  Returns whether ORs go by compare-and-swap.
+  Status check_atomics(MPI_Comm comm, int target, bool* by_cas);
+  bool set_or_by_cas(bool on) { return or_by_cas_ = on; }  // LOOM_TEST_RMA_OR
+
   // Called while a get waits (the auto transport: the async path serves
   // the requests other ranks sent meanwhile).
   void set_serve(void (*fn)(void*), void* ctx) {
@@ -84,6 +94,8 @@ class MpiRmaPath final : public Path {
  private:
   MPI_Win win(Seg s) const { return s == Seg::Data ? data_win_ : meta_win_; }
   uint64_t atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op);
+  uint64_t or_by_cas(int r, Seg s, uint64_t off, uint64_t bits);
+  bool or_by_cas_ = false;  // check_atomics: the library's 64-bit MPI_BOR loses its operand
 
   MPI_Win data_win_ = MPI_WIN_NULL, meta_win_ = MPI_WIN_NULL;
   uint8_t* self_meta_ = nullptr;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "diff.hpp"
@@ -26,24 +27,6 @@ void Path::put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint6
   if (!runs.off.empty()) put_runs(r, s, base, src, runs.off.data(), runs.len.data(), runs.off.size());
 }
 
-namespace {
-// LOOM_TRANSPORT=rma between hosts under Open MPI 5.0.11 (its one-sided
-// rdma component over the TCP BTL) loses writes in the coherence tests
-// (docs/ARCHITECTURE.md, the emulated cluster): rank 0 says so, once, at
-// init, where some peer is on another host.  The cause is not found; auto
-// and async pass the same tests.
-void warn_rma_open_mpi(int rank, const std::vector<uint8_t>& other_host) {
-  if (rank != 0 || std::find(other_host.begin(), other_host.end(), 1) == other_host.end()) return;
-  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(lib, &len);
-  if (!std::strstr(lib, "Open MPI")) return;
-  std::fprintf(stderr,
-               "loom: warning: LOOM_TRANSPORT=rma between hosts under Open MPI lost writes in Loom's coherence tests "
-               "(Open MPI 5.0.11, one-sided rdma over TCP; docs/ARCHITECTURE.md): use LOOM_TRANSPORT=auto (the "
-               "default) or async\n");
-}
-}  // namespace
 
 Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
   opt_ = opt;
@@ -142,7 +125,25 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
     std::vector<uint8_t> other(nranks_);
     for (int r = 0; r < nranks_; r++) other[r] = r != rank_ && !direct_->same_host(r);
     rma_->set_other_hosts(other);
-    warn_rma_open_mpi(rank_, other);
+    // The library's 64-bit one-sided OR, checked on a peer reached through
+    // MPI (another host's, else any unmapped one): Open MPI 5.0.11 over its
+    // TCP BTL leaves the word unchanged, which lost writer-set bits and so
+    // writes (docs/ARCHITECTURE.md).  LOOM_TEST_RMA_OR=cas takes the
+    // compare-and-swap ORs anyway (tests), =mpi keeps MPI_BOR whatever the
+    // check says (to see a library's failure).
+    int target = -1;
+    for (int r = 0; r < nranks_ && target < 0; r++)
+      if (other[r]) target = r;
+    for (int r = 0; r < nranks_ && target < 0; r++)
+      if (r != rank_ && !direct_->maps_data(r)) target = r;
+    Status checked = rma_->check_atomics(comm_, target, &or_by_cas_);
+    if (!checked.is_ok()) {
+      finalize();
+      return checked;
+    }
+    const char* force = std::getenv("LOOM_TEST_RMA_OR");
+    if (force && (!std::strcmp(force, "cas") || !std::strcmp(force, "mpi")))
+      or_by_cas_ = rma_->set_or_by_cas(force[0] == 'c');
     // Every Data get from another host is an MPI_Get here: the words go
     // on a communicator of the rma path's own, and the waits take them
     // where they would nap, outside the rank lock (so only with
