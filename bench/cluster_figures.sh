@@ -10,6 +10,9 @@
 #   h2r1 cpus1     jacobi with each host on a core of its own
 # Needs root; takes the cluster down and up (prefix loomf-).  Usage:
 #   sudo bench/cluster_figures.sh [OUT] [BUILD]
+# SETS="h2r1_default h2r1_rma ..." runs only those of the sets above (named
+# shape_setting; the rates' sets are h2r1_1gbit and h2r1_100mbit); with
+# MPIEXEC=.venv-ompi/bin/mpiexec and BUILD build-ompi, under Open MPI.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$here/docs/results}
@@ -28,14 +31,17 @@ run() {  # run SHAPE_H SHAPE_R NAME_SUFFIX CMD [ENV...]
   env "$@" "$cl" run "$h" "$r" -- "$bench" "$cmd" --json "$base.json" >"$base.txt" 2>&1 ||
     { echo "failed: see $base.txt" >&2; return 1; }
 }
+sets=${SETS:-h2r1_default h2r1_rma h2r2_default h4r1_default h2r1_cpus1 h2r1_1gbit h2r1_100mbit}
+want() { [[ " $sets " == *" $1 "* ]]; }
 "$cl" down >/dev/null 2>&1 || true
 "$cl" up 4 >/dev/null
-for c in $five; do run 2 1 default "$c"; done
-for c in $five; do run 2 1 rma "$c" LOOM_TRANSPORT=rma; done
-for c in $five; do run 2 2 default "$c"; done
-run 4 1 default barrier
-run 2 1 cpus1 jacobi LOOM_CLUSTER_CPUS=1
+if want h2r1_default; then for c in $five; do run 2 1 default "$c"; done; fi
+if want h2r1_rma; then for c in $five; do run 2 1 rma "$c" LOOM_TRANSPORT=rma; done; fi
+if want h2r2_default; then for c in $five; do run 2 2 default "$c"; done; fi
+if want h4r1_default; then run 4 1 default barrier; fi
+if want h2r1_cpus1; then run 2 1 cpus1 jacobi LOOM_CLUSTER_CPUS=1; fi
 for rate in 1gbit 100mbit; do
+  want "h2r1_$rate" || continue
   "$cl" down >/dev/null
   "$cl" up 2 "$rate" >/dev/null
   for c in $five; do run 2 1 "$rate" "$c"; done

@@ -27,7 +27,6 @@ void Path::put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint6
   if (!runs.off.empty()) put_runs(r, s, base, src, runs.off.data(), runs.len.data(), runs.off.size());
 }
 
-
 Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
   opt_ = opt;
   if (opt_.spin < 0) opt_.spin = 0;
