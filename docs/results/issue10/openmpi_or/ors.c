@@ -1,7 +1,8 @@
-// The 64-bit one-sided operations of the MPI library, one by one: rank 0
-// sets a word of rank 1 to 6, applies op with operand 3 by
-// MPI_Fetch_and_op, and reads the word back (run.sh: across 2 emulated
-// hosts, Open MPI and MPICH).
+// The one-sided operations of the MPI library, one by one: rank 0 sets a
+// word of rank 1 to 6, applies op with operand 3 by MPI_Fetch_and_op, and
+// reads the word back; then compare-and-swap, and MPI_BOR by
+// MPI_Get_accumulate and MPI_Accumulate on 1, 2 and 4 64-bit words (run.sh:
+// across 2 emulated hosts, Open MPI and MPICH).
 #include <mpi.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -21,12 +22,29 @@ int main(int argc, char** argv) {
     int slot = 0;
     for (int ti = 0; ti < 4; ti++)
       for (int oi = 0; oi < 6; oi++, slot++) {
-        uint64_t init = 6, v = 3, old = 99, after = 0, z = 0;
+        uint64_t init = 6, v = 3, old = 99, after = 0;
         MPI_Put(&init, 1, MPI_UINT64_T, 1, slot, 1, MPI_UINT64_T, win); MPI_Win_flush(1, win);
         MPI_Fetch_and_op(&v, &old, types[ti], 1, slot, ops[oi], win); MPI_Win_flush(1, win);
         MPI_Get(&after, 1, MPI_UINT64_T, 1, slot, 1, MPI_UINT64_T, win); MPI_Win_flush(1, win);
         printf("%-7s %-7s old %lu after %lu\n", tn[ti], names[oi], old, after);
       }
+    uint64_t init[4] = {6, 6, 6, 6}, v[4] = {3, 3, 3, 3}, old[4] = {0}, after[4] = {0}, cmp = 6, des = 11, res = 0;
+    const int at = 32;
+    MPI_Put(init, 1, MPI_UINT64_T, 1, at, 1, MPI_UINT64_T, win); MPI_Win_flush(1, win);
+    MPI_Compare_and_swap(&des, &cmp, &res, MPI_UINT64_T, 1, at, win); MPI_Win_flush(1, win);
+    MPI_Get(after, 1, MPI_UINT64_T, 1, at, 1, MPI_UINT64_T, win); MPI_Win_flush(1, win);
+    printf("CAS64 6->11: res %lu after %lu\n", res, after[0]);
+    for (int cnt = 1; cnt <= 4; cnt *= 2) {
+      MPI_Put(init, 4, MPI_UINT64_T, 1, at + 8, 4, MPI_UINT64_T, win); MPI_Win_flush(1, win);
+      MPI_Get_accumulate(v, cnt, MPI_UINT64_T, old, cnt, MPI_UINT64_T, 1, at + 8, cnt, MPI_UINT64_T, MPI_BOR, win);
+      MPI_Win_flush(1, win);
+      MPI_Get(after, 4, MPI_UINT64_T, 1, at + 8, 4, MPI_UINT64_T, win); MPI_Win_flush(1, win);
+      printf("Get_acc BOR x%d: old %lu after %lu %lu %lu %lu\n", cnt, old[0], after[0], after[1], after[2], after[3]);
+      MPI_Put(init, 4, MPI_UINT64_T, 1, at + 8, 4, MPI_UINT64_T, win); MPI_Win_flush(1, win);
+      MPI_Accumulate(v, cnt, MPI_UINT64_T, 1, at + 8, cnt, MPI_UINT64_T, MPI_BOR, win); MPI_Win_flush(1, win);
+      MPI_Get(after, 4, MPI_UINT64_T, 1, at + 8, 4, MPI_UINT64_T, win); MPI_Win_flush(1, win);
+      printf("Acc BOR x%d: after %lu %lu %lu %lu\n", cnt, after[0], after[1], after[2], after[3]);
+    }
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_unlock_all(win);
