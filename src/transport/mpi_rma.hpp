@@ -47,13 +47,14 @@ class MpiRmaPath final : public Path {
   bool start_progress(MPI_Comm comm);
   // The ranks on other hosts (1 each): flush confirms its puts to them.
   void set_other_hosts(const std::vector<uint8_t>& other) { other_host_ = other; }
-  // Collective over comm: every rank that names a target (>= 0, a rank
-  // this path reaches through MPI) checks there that the MPI library's
-  // 64-bit one-sided OR applies its operand (Open MPI 5.0.11 over its TCP
-  // BTL leaves the word as it was, and the 32-bit one and SUM work); where
-  // any rank saw it fail, every rank ORs by compare-and-swap from then on.
-  // An MPI whose compare-and-swap or SUM fails the same check is an error
-  // that names it.  Returns whether ORs go by compare-and-swap.
+  // Collective over comm (the Meta window's; not with meta_size 0): every
+  // rank that names a target (>= 0, a rank this path reaches through MPI)
+  // checks there that the MPI library's 64-bit one-sided OR applies its
+  // operand (Open MPI 5.0.11 over its TCP BTL leaves the word as it was,
+  // and the 32-bit one and SUM work); where any rank saw it fail, every
+  // rank ORs by compare-and-swap from then on.  An MPI whose
+  // compare-and-swap or SUM fails the same check is an error that names
+  // it.  Sets *by_cas to whether ORs go by compare-and-swap.
   Status check_atomics(MPI_Comm comm, int target, bool* by_cas);
   bool set_or_by_cas(bool on) { return or_by_cas_ = on; }  // LOOM_TEST_RMA_OR
 
@@ -96,6 +97,11 @@ class MpiRmaPath final : public Path {
   uint64_t atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op);
   uint64_t or_by_cas(int r, Seg s, uint64_t off, uint64_t bits);
   bool or_by_cas_ = false;  // check_atomics: the library's 64-bit MPI_BOR loses its operand
+  // check_atomics' words: each origin's own kProbeWords at its target, in
+  // the Meta window past Meta itself (at probe_off_), set to kProbeInit.
+  static constexpr int kProbeWords = 4;
+  static constexpr uint64_t kProbeInit = 0x0f0f0f0f0f0f0f0full;  // bits on both halves of the word
+  uint64_t probe_off_ = 0;
 
   MPI_Win data_win_ = MPI_WIN_NULL, meta_win_ = MPI_WIN_NULL;
   uint8_t* self_meta_ = nullptr;
