@@ -484,6 +484,7 @@ void Transport::finalize() {
   if (group_comm_ != MPI_COMM_NULL) MPI_Comm_free(&group_comm_);
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   any_remote_ = false;
+  or_by_cas_ = false;
 }
 
 }  // namespace loom
