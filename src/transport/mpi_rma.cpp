@@ -286,7 +286,7 @@ uint64_t MpiRmaPath::or_by_cas(int r, Seg s, uint64_t off, uint64_t bits) {
   }
 }
 
-Status MpiRmaPath::check_atomics(MPI_Comm comm, int target, bool* by_cas) {
+Status MpiRmaPath::check_atomics(MPI_Comm comm, int target) {
   int me = 0;
   MPI_Comm_rank(comm, &me);
   MPI_Win w = meta_win_;
@@ -319,7 +319,6 @@ Status MpiRmaPath::check_atomics(MPI_Comm comm, int target, bool* by_cas) {
                 "LOOM_TRANSPORT=async or auto, or another MPI library",
                 any[1] && any[2] ? "MPI_SUM and compare-and-swap" : any[1] ? "MPI_SUM" : "compare-and-swap");
   or_by_cas_ = any[0] != 0;
-  *by_cas = or_by_cas_;
   return Status::ok();
 }
 

@@ -54,9 +54,10 @@ class MpiRmaPath final : public Path {
   // and the 32-bit one and SUM work); where any rank saw it fail, every
   // rank ORs by compare-and-swap from then on.  An MPI whose
   // compare-and-swap or SUM fails the same check is an error that names
-  // it.  Sets *by_cas to whether ORs go by compare-and-swap.
-  Status check_atomics(MPI_Comm comm, int target, bool* by_cas);
-  bool set_or_by_cas(bool on) { return or_by_cas_ = on; }  // LOOM_TEST_RMA_OR
+  // it.
+  Status check_atomics(MPI_Comm comm, int target);
+  bool ors_by_cas() const { return or_by_cas_; }
+  void set_ors_by_cas(bool on) { or_by_cas_ = on; }  // LOOM_TEST_RMA_OR
 
   // Called while a get waits (the auto transport: the async path serves
   // the requests other ranks sent meanwhile).

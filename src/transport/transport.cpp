@@ -135,14 +135,14 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
       if (other[r]) target = r;
     for (int r = 0; r < nranks_ && target < 0; r++)
       if (r != rank_ && !direct_->maps_data(r)) target = r;
-    Status checked = rma_->check_atomics(comm_, target, &or_by_cas_);
+    Status checked = rma_->check_atomics(comm_, target);
     if (!checked.is_ok()) {
       finalize();
       return checked;
     }
     const char* force = std::getenv("LOOM_TEST_RMA_OR");
     if (force && (!std::strcmp(force, "cas") || !std::strcmp(force, "mpi")))
-      or_by_cas_ = rma_->set_or_by_cas(force[0] == 'c');
+      rma_->set_ors_by_cas(force[0] == 'c');
     // Every Data get from another host is an MPI_Get here: the words go
     // on a communicator of the rma path's own, and the waits take them
     // where they would nap, outside the rank lock (so only with
@@ -197,6 +197,8 @@ void Transport::iallgather_split(const uint64_t* in, uint64_t* out, MPI_Request*
 }
 
 void Transport::async_serve() { async_->serve_waiting(); }
+
+bool Transport::or_by_cas() const { return rma_ && rma_->ors_by_cas(); }
 
 // A page read from r by MPI_Get waits for r's next MPI call, and r's waits
 // nap where its cores are taken: tell r, at most every kTellReadsNs, so
@@ -484,7 +486,6 @@ void Transport::finalize() {
   if (group_comm_ != MPI_COMM_NULL) MPI_Comm_free(&group_comm_);
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   any_remote_ = false;
-  or_by_cas_ = false;
 }
 
 }  // namespace loom

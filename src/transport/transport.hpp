@@ -180,7 +180,7 @@ class Transport {
   bool all_direct() const { return !any_remote_; }
   // rma: the MPI library's 64-bit one-sided OR failed init's check, and
   // ORs go by compare-and-swap (MpiRmaPath::check_atomics).
-  bool or_by_cas() const { return or_by_cas_; }
+  bool or_by_cas() const;
   // The name of the transport in force for unmapped peers (auto resolved
   // at init: "auto" is async with one-sided page reads).
   const char* kind_name() const { return kind_ == LOOM_TRANSPORT_RMA ? "rma" : fetch_ ? "auto (async, pages by MPI_Get)" : "async"; }
@@ -441,7 +441,6 @@ class Transport {
   uint8_t* self_meta_ = nullptr;
   uint8_t* meta_map_ = nullptr;  // the Meta memfd's mapping while Meta is not an MPI window
   bool any_remote_ = false;
-  bool or_by_cas_ = false;
   int kind_ = 0;
   bool progress_on_ = false;
 
