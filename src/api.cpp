@@ -357,11 +357,11 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     if (rt.tp.protocol_nap_us())
       std::snprintf(naps, sizeof naps, " (naps of up to %ld us%s)", rt.tp.protocol_nap_us(),
                     rt.tp.protocol_nap_us() < 500 ? " while a core is spare" : ": cores shared");
-    std::fprintf(stderr, "loom: %d ranks, %d mapped directly by rank 0, the others through %s, progress thread %s%s%s%s\n%s",
+    std::fprintf(stderr, "loom: %d ranks, %d mapped directly by rank 0, the others through %s, progress thread %s%s%s%s%s\n%s",
                  rt.nranks, rt.tp.direct_peers(), rt.tp.kind_name(), rt.tp.progress_running() ? "on" : "off", naps,
                  rt.shared ? ", pages shared from their homes (one host)" : "",
                  rt.tp.or_by_cas() ? ", one-sided ORs by compare-and-swap (the MPI library's failed the check)" : "",
-                 buf);
+                 rt.tp.idle_yield_armed() ? ", Open MPI yields when idle in the program's blocking calls" : "", buf);
   }
   rt.finalized = false;
   MPI_Barrier(MPI_COMM_WORLD);

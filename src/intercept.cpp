@@ -224,45 +224,54 @@ extern "C" {
 
 LOOM_API int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   prep(buf, 0, count, t, LOOM_READ, "MPI_Send");
-  InMpi in("MPI_Send");
+  InBlockingMpi in("MPI_Send");
   return PMPI_Send(buf, count, t, dest, tag, c);
 }
 LOOM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   prep(buf, 0, count, t, LOOM_READ, "MPI_Ssend");
-  InMpi in("MPI_Ssend");
+  InBlockingMpi in("MPI_Ssend");
   return PMPI_Ssend(buf, count, t, dest, tag, c);
 }
 LOOM_API int MPI_Rsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   prep(buf, 0, count, t, LOOM_READ, "MPI_Rsend");
-  InMpi in("MPI_Rsend");
+  InBlockingMpi in("MPI_Rsend");
   return PMPI_Rsend(buf, count, t, dest, tag, c);
 }
 LOOM_API int MPI_Bsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   prep(buf, 0, count, t, LOOM_READ, "MPI_Bsend");
-  InMpi in("MPI_Bsend");
+  InBlockingMpi in("MPI_Bsend");
   return PMPI_Bsend(buf, count, t, dest, tag, c);
 }
 LOOM_API int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status* st) {
   prep(buf, 0, count, t, LOOM_WRITE, "MPI_Recv");
-  InMpi in("MPI_Recv");
+  InBlockingMpi in("MPI_Recv");
   return PMPI_Recv(buf, count, t, src, tag, c, st);
 }
 LOOM_API int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI_Status* st) {
   prep(buf, 0, count, t, LOOM_WRITE, "MPI_Mrecv");
-  InMpi in("MPI_Mrecv");
+  InBlockingMpi in("MPI_Mrecv");
   return PMPI_Mrecv(buf, count, t, m, st);
+}
+// No buffer: wrapped for the wait alone (InBlockingMpi).
+LOOM_API int MPI_Probe(int src, int tag, MPI_Comm c, MPI_Status* st) {
+  InBlockingMpi in("MPI_Probe");
+  return PMPI_Probe(src, tag, c, st);
+}
+LOOM_API int MPI_Mprobe(int src, int tag, MPI_Comm c, MPI_Message* m, MPI_Status* st) {
+  InBlockingMpi in("MPI_Mprobe");
+  return PMPI_Mprobe(src, tag, c, m, st);
 }
 LOOM_API int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype st, int dest, int stag, void* rbuf, int rcount,
                            MPI_Datatype rt_, int src, int rtag, MPI_Comm c, MPI_Status* status) {
   prep(sbuf, 0, scount, st, LOOM_READ, "MPI_Sendrecv");
   prep(rbuf, 0, rcount, rt_, LOOM_WRITE, "MPI_Sendrecv");
-  InMpi in("MPI_Sendrecv");
+  InBlockingMpi in("MPI_Sendrecv");
   return PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt_, src, rtag, c, status);
 }
 LOOM_API int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype t, int dest, int stag, int src, int rtag,
                                    MPI_Comm c, MPI_Status* st) {
   prep(buf, 0, count, t, LOOM_WRITE, "MPI_Sendrecv_replace");
-  InMpi in("MPI_Sendrecv_replace");
+  InBlockingMpi in("MPI_Sendrecv_replace");
   return PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, c, st);
 }
 
@@ -370,19 +379,19 @@ LOOM_API int MPI_Win_complete(MPI_Win w) {
 // and the pending operations ------------------------------------------------
 
 LOOM_API int MPI_Wait(MPI_Request* r, MPI_Status* st) {
-  InMpi in("MPI_Wait");
+  InBlockingMpi in("MPI_Wait");
   return completing(r, 1, [&] { return PMPI_Wait(r, st); });
 }
 LOOM_API int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
-  InMpi in("MPI_Waitall");
+  InBlockingMpi in("MPI_Waitall");
   return completing(rs, n, [&] { return PMPI_Waitall(n, rs, sts); });
 }
 LOOM_API int MPI_Waitany(int n, MPI_Request rs[], int* idx, MPI_Status* st) {
-  InMpi in("MPI_Waitany");
+  InBlockingMpi in("MPI_Waitany");
   return completing(rs, n, [&] { return PMPI_Waitany(n, rs, idx, st); });
 }
 LOOM_API int MPI_Waitsome(int n, MPI_Request rs[], int* outn, int idx[], MPI_Status sts[]) {
-  InMpi in("MPI_Waitsome");
+  InBlockingMpi in("MPI_Waitsome");
   return completing(rs, n, [&] { return PMPI_Waitsome(n, rs, outn, idx, sts); });
 }
 LOOM_API int MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {

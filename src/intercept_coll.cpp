@@ -122,89 +122,94 @@ extern "C" {
 
 // ---- collectives ----------------------------------------------------------
 
+// No buffer: wrapped for the wait alone (InBlockingMpi).
+LOOM_API int MPI_Barrier(MPI_Comm c) {
+  InBlockingMpi in("MPI_Barrier");
+  return PMPI_Barrier(c);
+}
 LOOM_API int MPI_Bcast(void* buf, int count, MPI_Datatype t, int root, MPI_Comm c) {
   prep_bcast(buf, count, t, root, c, "MPI_Bcast");
-  InMpi in("MPI_Bcast");
+  InBlockingMpi in("MPI_Bcast");
   return PMPI_Bcast(buf, count, t, root, c);
 }
 LOOM_API int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
   prep_reduce(sbuf, rbuf, count, t, root, c, "MPI_Reduce");
-  InMpi in("MPI_Reduce");
+  InBlockingMpi in("MPI_Reduce");
   return PMPI_Reduce(sbuf, rbuf, count, t, op, root, c);
 }
 LOOM_API int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   prep_reduce_all(sbuf, rbuf, count, t, "MPI_Allreduce");
-  InMpi in("MPI_Allreduce");
+  InBlockingMpi in("MPI_Allreduce");
   return PMPI_Allreduce(sbuf, rbuf, count, t, op, c);
 }
 LOOM_API int MPI_Scan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   prep_reduce_all(sbuf, rbuf, count, t, "MPI_Scan");
-  InMpi in("MPI_Scan");
+  InBlockingMpi in("MPI_Scan");
   return PMPI_Scan(sbuf, rbuf, count, t, op, c);
 }
 LOOM_API int MPI_Exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
   prep_reduce_all(sbuf, rbuf, count, t, "MPI_Exscan");
-  InMpi in("MPI_Exscan");
+  InBlockingMpi in("MPI_Exscan");
   return PMPI_Exscan(sbuf, rbuf, count, t, op, c);
 }
 LOOM_API int MPI_Gather(const void* sbuf, int scount, MPI_Datatype st, void* rbuf, int rcount, MPI_Datatype rt_,
                          int root, MPI_Comm c) {
   prep_gather(sbuf, scount, st, rbuf, rcount, nullptr, nullptr, rt_, root, false, c, "MPI_Gather");
-  InMpi in("MPI_Gather");
+  InBlockingMpi in("MPI_Gather");
   return PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt_, root, c);
 }
 LOOM_API int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype st, void* rbuf, const int rcounts[],
                           const int displs[], MPI_Datatype rt_, int root, MPI_Comm c) {
   prep_gather(sbuf, scount, st, rbuf, 0, rcounts, displs, rt_, root, false, c, "MPI_Gatherv");
-  InMpi in("MPI_Gatherv");
+  InBlockingMpi in("MPI_Gatherv");
   return PMPI_Gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt_, root, c);
 }
 LOOM_API int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype st, void* rbuf, int rcount, MPI_Datatype rt_,
                             MPI_Comm c) {
   prep_gather(sbuf, scount, st, rbuf, rcount, nullptr, nullptr, rt_, 0, true, c, "MPI_Allgather");
-  InMpi in("MPI_Allgather");
+  InBlockingMpi in("MPI_Allgather");
   return PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt_, c);
 }
 LOOM_API int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype st, void* rbuf, const int rcounts[],
                              const int displs[], MPI_Datatype rt_, MPI_Comm c) {
   prep_gather(sbuf, scount, st, rbuf, 0, rcounts, displs, rt_, 0, true, c, "MPI_Allgatherv");
-  InMpi in("MPI_Allgatherv");
+  InBlockingMpi in("MPI_Allgatherv");
   return PMPI_Allgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt_, c);
 }
 LOOM_API int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype st, void* rbuf, int rcount, MPI_Datatype rt_,
                           int root, MPI_Comm c) {
   prep_scatter(sbuf, scount, nullptr, nullptr, st, rbuf, rcount, rt_, root, c, "MPI_Scatter");
-  InMpi in("MPI_Scatter");
+  InBlockingMpi in("MPI_Scatter");
   return PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt_, root, c);
 }
 LOOM_API int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype st, void* rbuf,
                            int rcount, MPI_Datatype rt_, int root, MPI_Comm c) {
   prep_scatter(sbuf, 0, scounts, displs, st, rbuf, rcount, rt_, root, c, "MPI_Scatterv");
-  InMpi in("MPI_Scatterv");
+  InBlockingMpi in("MPI_Scatterv");
   return PMPI_Scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt_, root, c);
 }
 LOOM_API int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype st, void* rbuf, int rcount, MPI_Datatype rt_,
                            MPI_Comm c) {
   prep_alltoall(sbuf, scount, nullptr, nullptr, st, rbuf, rcount, nullptr, nullptr, rt_, c, "MPI_Alltoall");
-  InMpi in("MPI_Alltoall");
+  InBlockingMpi in("MPI_Alltoall");
   return PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt_, c);
 }
 LOOM_API int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype st, void* rbuf,
                             const int rcounts[], const int rdispls[], MPI_Datatype rt_, MPI_Comm c) {
   prep_alltoall(sbuf, 0, scounts, sdispls, st, rbuf, 0, rcounts, rdispls, rt_, c, "MPI_Alltoallv");
-  InMpi in("MPI_Alltoallv");
+  InBlockingMpi in("MPI_Alltoallv");
   return PMPI_Alltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt_, c);
 }
 LOOM_API int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype t, MPI_Op op,
                                  MPI_Comm c) {
   prep_reduce_scatter(sbuf, rbuf, 0, rcounts, t, c, "MPI_Reduce_scatter");
-  InMpi in("MPI_Reduce_scatter");
+  InBlockingMpi in("MPI_Reduce_scatter");
   return PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, op, c);
 }
 LOOM_API int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype t, MPI_Op op,
                                        MPI_Comm c) {
   prep_reduce_scatter(sbuf, rbuf, rcount, nullptr, t, c, "MPI_Reduce_scatter_block");
-  InMpi in("MPI_Reduce_scatter_block");
+  InBlockingMpi in("MPI_Reduce_scatter_block");
   return PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, t, op, c);
 }
 

@@ -10,6 +10,8 @@
 #pragma once
 #include <mpi.h>
 
+#include "idle_yield.hpp"
+
 namespace loom::wrap {
 
 // The MPI call this thread is inside (initial-exec: read in the signal
@@ -27,6 +29,20 @@ class InMpi {
 
  private:
   const char* prev_;
+};
+
+// The marker of a call that may wait (a blocking send or receive, a wait,
+// a collective), inside which Open MPI yields when idle while a thread of
+// Loom's needs the cores (idle_yield.hpp).  Not the one-sided
+// synchronizations: Loom's rma path makes them itself, and its waits are
+// measured as they are.
+class InBlockingMpi {
+ public:
+  explicit InBlockingMpi(const char* name) : in_(name) {}
+
+ private:
+  InMpi in_;
+  YieldWhileBlocked yield_;
 };
 
 // The one check on every call: can `buf` (with its datatype) address Loom

@@ -141,6 +141,7 @@ AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, 
     sigfillset(&all);
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT}) sigdelset(&all, sig);
     pthread_sigmask(SIG_BLOCK, &all, &old);
+    idle_yield_.start();
     thread_ = std::thread([this] { serve(); });
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
   }
@@ -161,6 +162,7 @@ AsyncPath::~AsyncPath() {
     check(MPI_Isend(m, (int)sizeof m, MPI_BYTE, rank_, kTagReq, acomm_, &rq), "MPI_Isend");
     wait_all(1, &rq, spin_);
     thread_.join();
+    idle_yield_.stop();
   }
   if (acomm_ != MPI_COMM_NULL) MPI_Comm_free(&acomm_);
 }

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "idle_yield.hpp"
 #include "transport/common.hpp"
 #include "transport/cores.hpp"
 #include "transport/transport.hpp"
@@ -52,6 +53,8 @@ class AsyncPath final : public Path {
   ~AsyncPath() override;
 
   bool thread_running() const { return thread_.joinable(); }
+  // Whether the thread armed Open MPI's yield when idle (idle_yield.hpp).
+  bool idle_yield_armed() const { return idle_yield_.armed(); }
   // The longest nap where the rank's threads leave a core to spare (else
   // the one it takes while they do not), in microseconds.
   long nap_max_us() const { return (cpu_spare_now(cores_, sharers_, 1.0) ? kNapSpareNs : kNapMaxNs) / 1000; }
@@ -129,6 +132,7 @@ class AsyncPath final : public Path {
   Path* near_;
   std::vector<uint8_t> near_ranks_;
   std::thread thread_;
+  IdleYield idle_yield_;
   std::mutex serve_mu_;                    // one request served at a time, by either thread
   std::atomic<bool> stop_{false};          // the stop request was received
   AppWaiting& waiting_;                    // the application thread waits (and serves meanwhile)

@@ -50,6 +50,7 @@ bool MpiRmaPath::start_progress(MPI_Comm comm) {
   stop_ = false;
   MPI_Comm pc;
   MPI_Comm_dup(comm, &pc);
+  idle_yield_.start();
   progress_ = std::thread([this, pc]() mutable {
     thread_mark_internal();
     // Calling into MPI is what makes MPICH and Open MPI serve RMA requests
@@ -75,6 +76,7 @@ MpiRmaPath::~MpiRmaPath() {
   if (progress_.joinable()) {
     stop_ = true;
     progress_.join();
+    idle_yield_.stop();
   }
   stop_words();
   MPI_Win_unlock_all(data_win_);

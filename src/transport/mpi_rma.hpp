@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "idle_yield.hpp"
 #include "transport/common.hpp"
 #include "transport/transport.hpp"
 
@@ -57,6 +58,7 @@ class MpiRmaPath final : public Path {
   // it.
   Status check_atomics(MPI_Comm comm, int target);
   bool ors_by_cas() const { return or_by_cas_; }
+  bool idle_yield_armed() const { return idle_yield_.armed(); }
   void set_ors_by_cas(bool on) { or_by_cas_ = on; }  // LOOM_TEST_RMA_OR
 
   // Called while a get waits (the auto transport: the async path serves
@@ -123,6 +125,7 @@ class MpiRmaPath final : public Path {
   std::vector<uint8_t> other_host_;  // per rank; empty: none
   std::vector<uint64_t> or_buf_, or_old_;  // or_range: origin and result words
   std::thread progress_;
+  IdleYield idle_yield_;  // armed while the progress thread runs (idle_yield.hpp)
   std::atomic<bool> stop_{false};
   AppWaiting& waiting_;  // the application thread is in MPI: the progress thread stays off
   int spin_;

@@ -455,6 +455,10 @@ bool Transport::concurrent_get(int r) const {
   return routes_[r].get[(int)Seg::Data] == direct_;
 }
 
+bool Transport::idle_yield_armed() const {
+  return (async_ && async_->idle_yield_armed()) || (rma_ && rma_->idle_yield_armed());
+}
+
 long Transport::protocol_nap_us() const { return async_ && async_->thread_running() ? async_->nap_max_us() : 0; }
 
 int Transport::direct_peers() const {

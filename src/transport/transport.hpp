@@ -208,6 +208,9 @@ class Transport {
   // where this rank has a core to spare for it (while its threads leave
   // one spare), else 500 (transport/cores.hpp); 0 without that thread.
   long protocol_nap_us() const;
+  // The protocol thread (async) or the progress thread (rma) armed Open
+  // MPI's yield when idle in the program's blocking calls (idle_yield.hpp).
+  bool idle_yield_armed() const;
 
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) {
     if (s == Seg::Data && routes_[r].tell_reads) tell_reading(r);
