@@ -4,7 +4,8 @@
 // 35 us yielding there (docs/results/issue10/openmpi_yield/); yielding for
 // the whole run instead (its MCA setting) made a fetch from a computing
 // home 341 us against 235, each of the protocol thread's MPI_Test calls
-// handing the core to the computation.
+// handing the core to the computation.  The rma path's blocking one-sided
+// calls open the guard as the program's blocking calls do (mpi_rma.cpp).
 #include "idle_yield.hpp"
 
 #include <dlfcn.h>

@@ -13,7 +13,12 @@
 // intercept.cpp), as its MCA setting mpi_yield_when_idle=1 would ask for
 // the whole run, but never inside Loom's own polls (MPI_Test in the
 // protocol thread, a fetch's wait), whose ways of giving the core away are
-// measured apart (transport/async.cpp).
+// measured apart (transport/async.cpp).  The rma path's blocking one-sided
+// calls (an atomic and its flush, a release's flush) have no way of their
+// own and open the guard too: with 2 emulated hosts x 2 ranks on 2 cores,
+// Open MPI's polls there kept each target from serving them, and mr_locks
+// under LOOM_TRANSPORT=rma took over 100 s instead of 5-6 (the whole-run
+// setting: 5.1-5.8 s).
 //
 // Nothing changes where that setting was given (OMPI_MCA_mpi_yield_when_idle,
 // which mpiexec --mca sets too), where Open MPI yields already, or under
@@ -34,9 +39,10 @@ class IdleYield {  // held by each thread's owner while the thread runs
   bool armed_ = false;
 };
 
-// Scope guard of one of the program's blocking MPI calls: Open MPI yields
-// when idle while any is open and some IdleYield is armed.  Loom's own
-// threads are left out (their polls have their own rules).
+// Scope guard of one of the program's blocking MPI calls, or of the rma
+// path's on an application thread: Open MPI yields when idle while any is
+// open and some IdleYield is armed.  Loom's own threads are left out (their
+// polls have their own rules).
 class YieldWhileBlocked {
  public:
   YieldWhileBlocked();

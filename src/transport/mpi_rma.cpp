@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "spin.hpp"
 #include "threads.hpp"
 #include "transport/common.hpp"
 
@@ -14,7 +15,7 @@ namespace loom {
 
 MpiRmaPath::MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, uint64_t meta_size, AppWaiting& waiting,
                        int spin)
-    : waiting_(waiting), spin_(spin) {
+    : comm_(comm), waiting_(waiting), spin_(spin) {
   or_buf_.reserve(1024);  // or_range runs in the fault path (ERC joins, n <= LOOM_UNIT_PAGES): no allocation there
   or_old_.reserve(1024);
   MPI_Comm_size(comm, &nranks_);
@@ -89,6 +90,7 @@ MpiRmaPath::~MpiRmaPath() {
 
 namespace {
 constexpr int kTagWord = 1;
+constexpr int kTagPoke = 0x4c4f;
 const uint8_t kWord = 1;
 }  // namespace
 
@@ -128,6 +130,15 @@ int MpiRmaPath::take_words() {
     check(MPI_Mrecv(&w, 1, MPI_BYTE, &m, MPI_STATUS_IGNORE), "MPI_Mrecv");
     words_got_[st.MPI_SOURCE].fetch_add(1, std::memory_order_relaxed);
   }
+}
+
+// (No rank sends kTagPoke on Loom's communicator.)
+void MpiRmaPath::poke() {
+  const int64_t t = spin_mono_ns();
+  if (t - poked_ns_.load(std::memory_order_relaxed) < kPokeNs) return;
+  poked_ns_.store(t, std::memory_order_relaxed);
+  int flag = 0;
+  check(MPI_Iprobe(MPI_ANY_SOURCE, kTagPoke, comm_, &flag, MPI_STATUS_IGNORE), "MPI_Iprobe");
 }
 
 void MpiRmaPath::heed_reads() {
@@ -211,6 +222,7 @@ void MpiRmaPath::put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const
 void MpiRmaPath::flush() {
   if (!dirty_puts_) return;
   WaitingIn in(waiting_);
+  YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
   check(MPI_Win_flush_all(data_win_), "MPI_Win_flush_all");
   check(MPI_Win_flush_all(meta_win_), "MPI_Win_flush_all");
   dirty_puts_ = false;
@@ -236,6 +248,7 @@ void MpiRmaPath::sync_local() {
 
 uint64_t MpiRmaPath::atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op) {
   WaitingIn in(waiting_);
+  YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
   uint64_t result = 0;
   MPI_Win w = win(s);
   if (compare)
@@ -243,6 +256,7 @@ uint64_t MpiRmaPath::atomic(int r, Seg s, uint64_t off, const uint64_t* origin, 
   else
     check(MPI_Fetch_and_op(origin, &result, MPI_UINT64_T, r, (MPI_Aint)off, op, w), "MPI_Fetch_and_op");
   check(MPI_Win_flush(r, w), "MPI_Win_flush");
+  if (near(r)) poke();
   return result;
 }
 
@@ -358,6 +372,7 @@ uint64_t MpiRmaPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicO
     }
   }
   WaitingIn in(waiting_);
+  YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
   MPI_Win w = win(s);
   MPI_Datatype dt = wide ? MPI_UINT64_T : MPI_UINT32_T;
   uint64_t origin = a, compare = a, result = 0;  // little-endian: a 32-bit word is the low bytes
@@ -374,6 +389,7 @@ uint64_t MpiRmaPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicO
     check(MPI_Fetch_and_op(po, pr, dt, r, (MPI_Aint)off, mop, w), "MPI_Fetch_and_op");
   }
   check(MPI_Win_flush(r, w), "MPI_Win_flush");
+  if (near(r)) poke();
   if (op == AtomicOp::Store) return 0;
   return wide ? result : r32;
 }
@@ -390,6 +406,7 @@ void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, u
     return;
   }
   WaitingIn in(waiting_);
+  YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
   or_buf_.assign(n, bits);
   or_old_.resize(n);
   MPI_Win w = win(s);
@@ -412,6 +429,7 @@ void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, u
 // 0.7 ms).
 void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
   WaitingIn in(waiting_);
+  YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
   WordsByRank& w = lm_words_;
   w.group(n, nranks_, at);
   lm_disp_.resize(n);

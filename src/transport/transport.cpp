@@ -197,6 +197,7 @@ void Transport::iallgather_split(const uint64_t* in, uint64_t* out, MPI_Request*
 }
 
 void Transport::async_serve() { async_->serve_waiting(); }
+void Transport::rma_poke() { rma_->poke(); }
 
 bool Transport::or_by_cas() const { return rma_ && rma_->ors_by_cas(); }
 

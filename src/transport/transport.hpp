@@ -349,8 +349,11 @@ class Transport {
   // path it serves a request other ranks sent this one, so that a rank that
   // waits answers at once instead of through its protocol thread (which
   // must be scheduled first, and naps while nothing comes).
+  // Under rma it polls the MPI library (MpiRmaPath::poke): the loop's own
+  // one-sided reads of this host's memory may not.
   void serve_while_waiting() {
     if (async_) async_serve();
+    else if (rma_) rma_poke();
   }
   // Called from a wait loop that would nap (spin.hpp, IdlePace): under rma
   // it takes the words of readers come since (tell_reading), and if any
@@ -431,6 +434,7 @@ class Transport {
   };
   void build_routes();  // from the paths init created
   void async_serve();
+  void rma_poke();
   void tell_reading(int r);  // at most every kTellReadsNs to r
   bool gather_taken();
   void far_waits(bool w);
