@@ -45,7 +45,7 @@ class IdleYield {  // held by each thread's owner while the thread runs
 // polls have their own rules).
 class YieldWhileBlocked {
  public:
-  YieldWhileBlocked();
+  explicit YieldWhileBlocked(bool want = true);
   ~YieldWhileBlocked();
   YieldWhileBlocked(const YieldWhileBlocked&) = delete;
   YieldWhileBlocked& operator=(const YieldWhileBlocked&) = delete;

@@ -76,15 +76,19 @@ struct AppWaiting {
     n.fetch_sub(1, std::memory_order_relaxed);
   }
 };
-class WaitingIn {  // scope guard: the application thread waits in here
+class WaitingIn {  // scope guard: the application thread waits in here (unless !on)
  public:
-  explicit WaitingIn(AppWaiting& w) : w_(w) { w_.enter(); }
-  ~WaitingIn() { w_.leave(); }
+  explicit WaitingIn(AppWaiting& w, bool on = true) : w_(on ? &w : nullptr) {
+    if (w_) w_->enter();
+  }
+  ~WaitingIn() {
+    if (w_) w_->leave();
+  }
   WaitingIn(const WaitingIn&) = delete;
   WaitingIn& operator=(const WaitingIn&) = delete;
 
  private:
-  AppWaiting& w_;
+  AppWaiting* w_;
 };
 
 

@@ -246,9 +246,16 @@ void MpiRmaPath::sync_local() {
   check(MPI_Win_sync(meta_win_), "MPI_Win_sync");
 }
 
+// An atomic on a rank of another host waits for its reply in MPI, which
+// polls for the progress thread (WaitingIn), and under Open MPI by polling
+// without a break (YieldWhileBlocked).  One on a rank of this host may
+// complete in shared memory without polling (Open MPI: poke), so it keeps
+// the progress thread serving: a rank that retook a lock homed on itself,
+// or looped on a Loom atomic of its own memory, had kept it napping while
+// no call of its own served a peer's get (mr_serve).
 uint64_t MpiRmaPath::atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op) {
-  WaitingIn in(waiting_);
-  YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
+  WaitingIn in(waiting_, !near(r));
+  YieldWhileBlocked blocked(!near(r));
   uint64_t result = 0;
   MPI_Win w = win(s);
   if (compare)
@@ -256,7 +263,6 @@ uint64_t MpiRmaPath::atomic(int r, Seg s, uint64_t off, const uint64_t* origin, 
   else
     check(MPI_Fetch_and_op(origin, &result, MPI_UINT64_T, r, (MPI_Aint)off, op, w), "MPI_Fetch_and_op");
   check(MPI_Win_flush(r, w), "MPI_Win_flush");
-  if (near(r)) poke();
   return result;
 }
 
@@ -371,8 +377,8 @@ uint64_t MpiRmaPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicO
       old = seen;
     }
   }
-  WaitingIn in(waiting_);
-  YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
+  WaitingIn in(waiting_, !near(r));  // (as atomic())
+  YieldWhileBlocked blocked(!near(r));
   MPI_Win w = win(s);
   MPI_Datatype dt = wide ? MPI_UINT64_T : MPI_UINT32_T;
   uint64_t origin = a, compare = a, result = 0;  // little-endian: a 32-bit word is the low bytes
@@ -389,7 +395,6 @@ uint64_t MpiRmaPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicO
     check(MPI_Fetch_and_op(po, pr, dt, r, (MPI_Aint)off, mop, w), "MPI_Fetch_and_op");
   }
   check(MPI_Win_flush(r, w), "MPI_Win_flush");
-  if (near(r)) poke();
   if (op == AtomicOp::Store) return 0;
   return wide ? result : r32;
 }

@@ -76,15 +76,15 @@ class MpiRmaPath final : public Path {
   // From a wait that would nap: takes the words come since; if any came,
   // the wait polls for kReadWindowNs (a word is one MPI_Improbe away).
   void heed_reads();
-  // One MPI_Iprobe on the path's communicator, at most every kPokeNs: the
-  // application thread's share of progress where its own one-sided calls
-  // make none.  Open MPI 5's one-sided operations on a window in shared
-  // memory (Meta, on this host) complete by CPU instructions and its flush
-  // then returns without polling, so a rank that waits for a lock, or loops
-  // on an atomic, by loads of its own Meta never served a get of its Data
-  // window: 100 gets of 4 KiB 100 ms each against 3.6 us with one probe a
-  // poll (docs/ARCHITECTURE.md, "Progress").  Called from the rma path's
-  // operations on ranks of this host and from Loom's wait loops.
+  // One MPI_Iprobe on the path's communicator, at most every kPokeNs:
+  // called from every poll of Loom's wait loops (serve_while_waiting),
+  // which keep the progress thread napping.  Open MPI 5's one-sided
+  // operations on a window in shared memory (Meta, on this host) complete
+  // by CPU instructions and its flush then returns without polling, so a
+  // rank that waited for a lock or in a barrier by loads of its own Meta
+  // never served a get of its Data window: 100 gets of 4 KiB 100 ms each
+  // against 3.6 us with one probe a poll (docs/ARCHITECTURE.md, "The
+  // transport and why").
   void poke();
 
   const char* name() const override { return "mpi"; }
@@ -134,7 +134,7 @@ class MpiRmaPath final : public Path {
   void note_put(int r, Seg s);
   std::vector<uint8_t> other_host_;  // per rank; empty: none
   // A target of this host (or self): its operations may complete without
-  // the library polling (poke).
+  // the library polling (atomic(), poke).
   bool near(int r) const { return !other_host_.empty() && !other_host_[r]; }
   static constexpr int64_t kPokeNs = 5000;
   MPI_Comm comm_ = MPI_COMM_NULL;  // Loom's (Transport's), for poke's probe
