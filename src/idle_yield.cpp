@@ -44,8 +44,7 @@ void IdleYield::stop() {
   armed_ = false;
 }
 
-YieldWhileBlocked::YieldWhileBlocked(bool want)
-    : on_(want && g_armed.load(std::memory_order_relaxed) > 0 && !thread_is_internal()) {
+YieldWhileBlocked::YieldWhileBlocked() : on_(g_armed.load(std::memory_order_relaxed) > 0 && !thread_is_internal()) {
   if (!on_) return;
   std::lock_guard<std::mutex> hold(g_mu);
   if (g_blocked++ == 0) g_turn(true);

@@ -246,16 +246,17 @@ void MpiRmaPath::sync_local() {
   check(MPI_Win_sync(meta_win_), "MPI_Win_sync");
 }
 
-// An atomic on a rank of another host waits for its reply in MPI, which
-// polls for the progress thread (WaitingIn), and under Open MPI by polling
-// without a break (YieldWhileBlocked).  One on a rank of this host may
-// complete in shared memory without polling (Open MPI: poke), so it keeps
-// the progress thread serving: a rank that retook a lock homed on itself,
-// or looped on a Loom atomic of its own memory, had kept it napping while
-// no call of its own served a peer's get (mr_serve).
+// An atomic waits in MPI, under Open MPI by polling without a break
+// (YieldWhileBlocked: at 2 hosts x 2 ranks on 2 cores mr_locks ran past
+// 60 s when atomics on ranks of this host did not yield).  One on a rank
+// of another host polls for the progress thread meanwhile (WaitingIn).
+// One on a rank of this host may complete in shared memory without
+// polling (Open MPI on one host: poke), so it leaves the progress thread
+// serving: a rank that tried a lock again and again had kept it napping
+// while no call of its own served a peer's get (mr_serve).
 uint64_t MpiRmaPath::atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op) {
   WaitingIn in(waiting_, !near(r));
-  YieldWhileBlocked blocked(!near(r));
+  YieldWhileBlocked blocked;
   uint64_t result = 0;
   MPI_Win w = win(s);
   if (compare)
@@ -378,7 +379,7 @@ uint64_t MpiRmaPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicO
     }
   }
   WaitingIn in(waiting_, !near(r));  // (as atomic())
-  YieldWhileBlocked blocked(!near(r));
+  YieldWhileBlocked blocked;
   MPI_Win w = win(s);
   MPI_Datatype dt = wide ? MPI_UINT64_T : MPI_UINT32_T;
   uint64_t origin = a, compare = a, result = 0;  // little-endian: a 32-bit word is the low bytes
