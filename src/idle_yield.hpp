@@ -14,11 +14,11 @@
 // the whole run, but never inside Loom's own polls (MPI_Test in the
 // protocol thread, a fetch's wait), whose ways of giving the core away are
 // measured apart (transport/async.cpp).  The rma path's blocking one-sided
-// calls (an atomic on another host's rank and its flush, a release's
-// flush) have no way of their own and open the guard too: with 2 emulated
-// hosts x 2 ranks on 2 cores, Open MPI's polls there kept each target from
-// serving them, and mr_locks under LOOM_TRANSPORT=rma took over 100 s
-// instead of 5-10 (docs/results/issue10/openmpi_poke/).
+// calls (an atomic and its flush, a release's flush) have no way of their
+// own and open the guard too: with 2 emulated hosts x 2 ranks on 2 cores,
+// Open MPI's polls there kept each target from serving them, and mr_locks
+// under LOOM_TRANSPORT=rma took over 60-100 s instead of 5-10
+// (docs/results/issue10/openmpi_poke/).
 //
 // Nothing changes where that setting was given (OMPI_MCA_mpi_yield_when_idle,
 // which mpiexec --mca sets too), where Open MPI yields already, or under

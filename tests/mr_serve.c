@@ -5,9 +5,10 @@
  * loom_lock for a lock the reader holds.  Under LOOM_TRANSPORT=rma with
  * Open MPI 5 the MPI library completes rank 1's one-sided operations on
  * the lock words in its own memory without polling: in (b) the progress
- * thread napped through them (they counted as time in MPI) and the reader
- * waited for ever, and in (c) and in Loom's barriers nothing polled until
- * Loom's wait loops poked MPI (MpiRmaPath::poke).  The loops of (a) and
+ * thread napped through them (they counted as time in MPI) and the reader's
+ * gets waited for chance polls (the test took 8 s instead of 1.1), and in
+ * (c) and in Loom's barriers nothing polled until Loom's wait loops poked
+ * MPI (MpiRmaPath::poke; without it the test hangs).  The loops of (a) and
  * (b) give up after kGiveUp seconds with a failed check instead of hanging.
  *
  * Every other rank reads; with one rank there is nothing to serve. */

@@ -47,7 +47,11 @@ class MpiRmaPath final : public Path {
   // not fatal, when missing).
   bool start_progress(MPI_Comm comm);
   // The ranks on other hosts (1 each): flush confirms its puts to them.
-  void set_other_hosts(const std::vector<uint8_t>& other) { other_host_ = other; }
+  void set_other_hosts(const std::vector<uint8_t>& other) {
+    other_host_ = other;
+    pokes_ = true;
+    for (uint8_t o : other) pokes_ = pokes_ && !o;
+  }
   // Collective over comm (the Meta window's; not with meta_size 0): every
   // rank that names a target (>= 0, a rank this path reaches through MPI)
   // checks there that the MPI library's 64-bit one-sided OR applies its
@@ -76,15 +80,18 @@ class MpiRmaPath final : public Path {
   // From a wait that would nap: takes the words come since; if any came,
   // the wait polls for kReadWindowNs (a word is one MPI_Improbe away).
   void heed_reads();
-  // One MPI_Iprobe on the path's communicator, at most every kPokeNs:
-  // called from every poll of Loom's wait loops (serve_while_waiting),
-  // which keep the progress thread napping.  Open MPI 5's one-sided
-  // operations on a window in shared memory (Meta, on this host) complete
-  // by CPU instructions and its flush then returns without polling, so a
-  // rank that waited for a lock or in a barrier by loads of its own Meta
-  // never served a get of its Data window: 100 gets of 4 KiB 100 ms each
-  // against 3.6 us with one probe a poll (docs/ARCHITECTURE.md, "The
-  // transport and why").
+  // One MPI_Iprobe on the path's communicator, at most every kPokeNs,
+  // where every rank is on this host: called from every poll of Loom's
+  // wait loops (serve_while_waiting), which keep the progress thread
+  // napping.  Open MPI 5's one-sided operations on a window in shared
+  // memory (Meta, every rank on one host) complete by CPU instructions and
+  // its flush then returns without polling, so a rank that waited for a
+  // lock or in a barrier by loads of its own Meta never served a get of
+  // its Data window: 100 gets of 4 KiB 100 ms each against 3.6 us with one
+  // probe a poll (docs/ARCHITECTURE.md, "The transport and why").  Where
+  // another host's ranks share the window its flushes poll, and the pokes
+  // made Open MPI's lock across 2 hosts slower (a run of loom_bench lock
+  // 30-38 s against 16-32, and one hung in four).
   void poke();
 
   const char* name() const override { return "mpi"; }
@@ -133,10 +140,10 @@ class MpiRmaPath final : public Path {
   std::vector<uint64_t> lm_zero_, lm_recv_;
   void note_put(int r, Seg s);
   std::vector<uint8_t> other_host_;  // per rank; empty: none
-  // A target of this host (or self): its operations may complete without
-  // the library polling (atomic(), poke).
+  // A target of this host (or self).
   bool near(int r) const { return !other_host_.empty() && !other_host_[r]; }
   static constexpr int64_t kPokeNs = 5000;
+  bool pokes_ = false;  // every rank on this host (set_other_hosts)
   MPI_Comm comm_ = MPI_COMM_NULL;  // Loom's (Transport's), for poke's probe
   std::atomic<int64_t> poked_ns_{0};
   std::vector<uint64_t> or_buf_, or_old_;  // or_range: origin and result words
