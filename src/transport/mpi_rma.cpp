@@ -134,7 +134,7 @@ int MpiRmaPath::take_words() {
 
 // (No rank sends kTagPoke on Loom's communicator.)
 void MpiRmaPath::poke() {
-  if (!pokes_) return;
+  if (!one_host_) return;
   const int64_t t = spin_mono_ns();
   if (t - poked_ns_.load(std::memory_order_relaxed) < kPokeNs) return;
   poked_ns_.store(t, std::memory_order_relaxed);
@@ -251,13 +251,13 @@ void MpiRmaPath::sync_local() {
 // (YieldWhileBlocked: at 2 hosts x 2 ranks on 2 cores mr_locks ran past
 // 60 s when atomics on ranks of this host did not yield), and polls for
 // the progress thread meanwhile (WaitingIn).  Where every rank is on this
-// host (pokes_) Open MPI completes it in shared memory without polling,
+// host (one_host_) Open MPI completes it in shared memory without polling,
 // so it leaves the progress thread serving: a rank that tried a lock
 // again and again had kept it napping while no call of its own served a
 // peer's get (mr_serve).  (Across hosts, leaving the thread serving beside
 // atomics on this rank hung Open MPI's loom_bench lock in 1 run of 3-4.)
 uint64_t MpiRmaPath::atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op) {
-  WaitingIn in(waiting_, !(pokes_ && near(r)));
+  WaitingIn in(waiting_, !one_host_);
   YieldWhileBlocked blocked;
   uint64_t result = 0;
   MPI_Win w = win(s);
@@ -380,7 +380,7 @@ uint64_t MpiRmaPath::atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicO
       old = seen;
     }
   }
-  WaitingIn in(waiting_, !(pokes_ && near(r)));  // (as atomic())
+  WaitingIn in(waiting_, !one_host_);  // (as atomic())
   YieldWhileBlocked blocked;
   MPI_Win w = win(s);
   MPI_Datatype dt = wide ? MPI_UINT64_T : MPI_UINT32_T;

@@ -49,8 +49,8 @@ class MpiRmaPath final : public Path {
   // The ranks on other hosts (1 each): flush confirms its puts to them.
   void set_other_hosts(const std::vector<uint8_t>& other) {
     other_host_ = other;
-    pokes_ = true;
-    for (uint8_t o : other) pokes_ = pokes_ && !o;
+    one_host_ = true;
+    for (uint8_t o : other) one_host_ = one_host_ && !o;
   }
   // Collective over comm (the Meta window's; not with meta_size 0): every
   // rank that names a target (>= 0, a rank this path reaches through MPI)
@@ -140,10 +140,8 @@ class MpiRmaPath final : public Path {
   std::vector<uint64_t> lm_zero_, lm_recv_;
   void note_put(int r, Seg s);
   std::vector<uint8_t> other_host_;  // per rank; empty: none
-  // A target of this host (or self).
-  bool near(int r) const { return !other_host_.empty() && !other_host_[r]; }
   static constexpr int64_t kPokeNs = 5000;
-  bool pokes_ = false;  // every rank on this host (set_other_hosts)
+  bool one_host_ = false;  // every rank on this host (set_other_hosts): poke, atomics not waits
   MPI_Comm comm_ = MPI_COMM_NULL;  // Loom's (Transport's), for poke's probe
   std::atomic<int64_t> poked_ns_{0};
   std::vector<uint64_t> or_buf_, or_old_;  // or_range: origin and result words
