@@ -5,7 +5,8 @@
 #   kill: SIGKILL cannot be caught, so only the launcher can speak for the
 #         dead rank: its message must be there (MPICH's hydra names a pid and
 #         host, at times that of a rank it killed while cleaning up, so the
-#         pid is not compared);
+#         pid is not compared; Open MPI's prterun names "process rank R with
+#         PID P", which must be the dead rank's);
 #   segv: Loom's "loom: rank R (pid P on HOST): segmentation fault" line;
 #   exit: Loom's "loom: rank R (pid P on HOST) exited without calling
 #         loom_finalize" line.
@@ -33,6 +34,10 @@ if [ "$mode" = segv ]; then
   grep -aq "loom: rank $rank (pid $pid on .*): segmentation fault" "$out" || { echo "FAIL: no message naming rank $rank"; exit 1; }
 elif [ "$mode" = exit ]; then
   grep -aq "loom: rank $rank (pid $pid on .*) exited without calling loom_finalize" "$out" || { echo "FAIL: no message naming rank $rank"; exit 1; }
+elif grep -aq "prterun\|PRTE" "$out"; then
+  # Open MPI's launcher names the rank and its pid; it must be the dead one,
+  # not a survivor that aborted on the closed connection.
+  grep -aq "process rank $rank with PID $pid" "$out" || { echo "FAIL: Open MPI's launcher did not name rank $rank (pid $pid)"; exit 1; }
 else
   grep -aqi "BAD TERMINATION\|exited on signal\|killed" "$out" || { echo "FAIL: no message from the launcher"; exit 1; }
 fi
