@@ -69,6 +69,7 @@ constexpr uint64_t kHangWord = 66;         // watchdog.cpp
 constexpr uint64_t kLockCounterWord = 67;  // on rank 0: loom_lock_alloc's counter
 constexpr uint64_t kTurnWord = 68;         // on rank 0: spawn.cpp's ordered first locks
 constexpr uint64_t kSpawnBellWord = 69;    // on a worker: spawn.cpp's doorbell (rank 0 rings it after a command)
+constexpr uint64_t kAbortWord = 70;        // on rank 0: watchdog.cpp, the one rank that aborts the job
 constexpr uint64_t kPairWord0 = 72;        // then N pair counters, then N clock pings
 inline uint64_t barrier_area_words(int nranks) { return kPairWord0 + 2 * (uint64_t)nranks; }
 inline uint64_t pair_word(int peer) { return kPairWord0 + (uint64_t)peer; }
