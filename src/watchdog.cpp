@@ -12,8 +12,11 @@
 // One rank aborts.  The ranks of a deadlock often time out together, and
 // Open MPI 5.0.11's launcher, given MPI_Abort by several ranks on two hosts
 // at once, at times never ends the job: a plain MPI program whose 4 ranks
-// (2 hosts x 2) call MPI_Abort together ran past 60 s in 2 of 9 runs, and in
-// 0 of 24 when one rank called it.  So the ranks that time out race for a
+// (2 hosts x 2) call MPI_Abort together ran past 30 s in 1 run of 12, and in
+// 0 of 24 when one rank called it (docs/results/issue10/openmpi_abort).
+// (That launcher still ends some hung Loom jobs late, for a cause not
+// found; ARCHITECTURE.md, the Open MPI cluster paragraph.)  So the ranks
+// that time out race for a
 // word on rank 0 (compare-and-swap); the winner aborts, and the others wait
 // for it, serving, and abort themselves only if it has not ended the job
 // within kAbortGrace seconds (it died or is stuck).
