@@ -16,10 +16,9 @@
 // 0 of 24 when one rank called it (docs/results/issue10/openmpi_abort).
 // (That launcher still ends some hung Loom jobs late, for a cause not
 // found; ARCHITECTURE.md, the Open MPI cluster paragraph.)  So the ranks
-// that time out race for a
-// word on rank 0 (compare-and-swap); the winner aborts, and the others wait
-// for it, serving, and abort themselves only if it has not ended the job
-// within kAbortGrace seconds (it died or is stuck).
+// that time out race for a word on rank 0 (compare-and-swap); the winner
+// aborts, and the others wait for it, serving, and abort themselves only if
+// it has not ended the job within kAbortGrace seconds (it died or is stuck).
 #include "watchdog.hpp"
 
 #include <unistd.h>
