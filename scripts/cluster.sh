@@ -41,7 +41,8 @@
 # acknowledgements: a 4 KiB MPI_Get then loses the lower of the levels
 # ~5 us apart that it otherwise moves between; hand-written MPI MG 0.76x,
 # Loom's 0.91x; docs/BENCHMARKS.md "The page fetch against a get on the
-# same level").
+# same level"), LOOM_CLUSTER_CGROUP=0 (an Open MPI run stays in the
+# caller's cpu cgroup instead of one of the cluster's own: run_openmpi).
 # `run` passes the whole environment (LOOM_* included) to every rank.
 set -euo pipefail
 
@@ -104,6 +105,9 @@ do_down() {
     ip netns del "$ns" 2>/dev/null || true   # deletes its veth ends; the peers go with them
   done
   rm -f "$STATE" "$STATE.tcp"
+  local dir
+  dir=$(cpu_group_dir)
+  [ -z "$dir" ] || rmdir "$dir" 2>/dev/null || true   # (still in use by a run: stays)
 }
 
 # tbf needs a bucket of at least one timer tick of traffic; 2 ms worth, >= 64 KiB.
@@ -294,6 +298,7 @@ do_run() {
 run_openmpi() {
   local h=$1 r=$2 mpiexec=$3 i hostfile
   shift 3
+  one_cpu_group
   hostfile=$(mktemp /tmp/loom-cluster-hosts.XXXXXX)
   for ((i = 0; i < h; i++)); do echo "node$i slots=$r"; done >"$hostfile"
   if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
@@ -309,6 +314,37 @@ run_openmpi() {
     --mca pml ob1 --mca btl tcp,sm,self --mca btl_tcp_if_include eth0 -n $((h * r)) "$@" || rc=$?
   rm -f "$hostfile"
   exit $rc
+}
+
+# Open MPI's mpiexec starts host 0's ranks in this process's session and
+# host i's in the session of its daemon (prted), and where the kernel groups
+# tasks by session for scheduling (autogroup: the default on most desktop
+# and many server kernels) the emulated hosts, which share this machine's
+# cores, were scheduled as groups against each other: at 2 hosts x 2 ranks
+# on 2 cores one host's waiting ranks, polling with sched_yield, ran 2.0 s
+# of every 2 s while the other host's threads, which they waited for, sat
+# runnable on the run queue (SPLASH-3 RADIX under rma 57-68 s instead of
+# 3-5, OCEAN 115 s instead of 2; docs/BENCHMARKS.md, "Open MPI 5.0.11").
+# MPICH's launcher gives each rank a session of its own and never showed it.
+# So an Open MPI run goes into one cpu cgroup of the cluster's own, where
+# the kernel schedules every thread of every host one by one, as it does
+# the ranks of one mpiexec on one machine; the daemons and ranks inherit
+# it.  Nothing where no cpu controller can be used (LOOM_CLUSTER_CGROUP=0:
+# never).  `down` removes the group.
+cpu_group_dir() {
+  if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
+    echo "/sys/fs/cgroup/cpu/${PREFIX}run"   # cgroup v1
+  elif grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+    echo "/sys/fs/cgroup/${PREFIX}run"       # cgroup v2, cpu enabled below the root
+  fi
+}
+
+one_cpu_group() {
+  [ "${LOOM_CLUSTER_CGROUP:-1}" != 0 ] || return 0
+  local dir
+  dir=$(cpu_group_dir)
+  [ -n "$dir" ] || return 0
+  { mkdir -p "$dir" && echo $$ >"$dir/cgroup.procs"; } 2>/dev/null || true
 }
 
 # `agent [options] nodeI COMMAND`: how Open MPI's mpiexec starts host I's
