@@ -166,6 +166,9 @@ def cmd_check(a):
         sys.exit(2)
     t = run(a, "threads", name, a.ranks, "test")
     l = run(a, "loom", name, a.ranks, "test")
+    if l.returncode == 77 and "cluster.sh: skipped:" in l.stderr:  # no emulated cluster here (no root, ...)
+        print(l.stderr.strip())
+        sys.exit(77)
     want, got = answer(name, t.stdout), answer(name, l.stdout)
     ok = t.returncode == 0 and l.returncode == 0 and all(want) and want == got
     if not ok:
