@@ -324,7 +324,8 @@ run_openmpi() {
 # on 2 cores one host's waiting ranks, polling with sched_yield, ran 2.0 s
 # of every 2 s while the other host's threads, which they waited for, sat
 # runnable on the run queue (SPLASH-3 RADIX under rma 57-68 s instead of
-# 3-5, OCEAN 115 s instead of 2; docs/BENCHMARKS.md, "Open MPI 5.0.11").
+# 3-5, OCEAN 115 s instead of 2; docs/BENCHMARKS.md, "Open MPI across 2
+# emulated hosts x 2: one cpu group").
 # MPICH's launcher gives each rank a session of its own and never showed it.
 # So an Open MPI run goes into one cpu cgroup of the cluster's own, where
 # the kernel schedules every thread of every host one by one, as it does
