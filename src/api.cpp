@@ -9,7 +9,12 @@
 #include <stdio_ext.h>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <new>
+#include <system_error>
+#include <thread>
 
 #include "clock.hpp"
 #include "config.hpp"
@@ -142,19 +147,85 @@ bool g_in_mpi_init = false;
 // LOOM_MIGRATE was auto: migration stops (homes stay where they are) at the
 // first loom_checkpoint instead of refusing it.
 bool g_migrate_auto = false;
+constexpr const char* kNetworkAdvice =
+    "Check that every host reaches the others on the interface MPI uses (MPICH over TCP: MPIR_CVAR_CH4_NETMOD=ofi "
+    "FI_PROVIDER=tcp FI_TCP_IFACE=<an interface with a route to every host>; Open MPI: OMPI_MCA_btl_tcp_if_include), "
+    "that no firewall drops MPI's ports, and that the host names mpiexec was given resolve to those addresses "
+    "(scripts/cluster.sh and docs/ARCHITECTURE.md show a working setting).";
 void explain_failed_mpi_init() {
   if (!g_in_mpi_init) return;
   char host[64] = "?";
   gethostname(host, sizeof host - 1);
   std::fprintf(stderr,
                "loom: MPI_Init_thread ended the process (pid %d on %s) before Loom could start: when the ranks run "
-               "on several hosts this is most often the network between them.  Check that every host reaches the "
-               "others on the interface MPI uses (MPICH over TCP: MPIR_CVAR_CH4_NETMOD=ofi FI_PROVIDER=tcp "
-               "FI_TCP_IFACE=<an interface with a route to every host>; Open MPI: OMPI_MCA_btl_tcp_if_include), "
-               "that no firewall drops MPI's ports, and that the host names mpiexec was given resolve to those "
-               "addresses (scripts/cluster.sh and docs/ARCHITECTURE.md show a working setting).\n",
-               (int)getpid(), host);
+               "on several hosts this is most often the network between them.  %s\n",
+               (int)getpid(), host, kNetworkAdvice);
 }
+
+// The other half of that failure: when one rank's MPI_Init ends its process
+// (or a rank never starts), the others wait inside MPI_Init for it, and
+// MPICH's launcher does not end them (on the emulated cluster, a host that
+// cannot reach the others left host 0's rank spinning in MPI_Init until the
+// job was killed).  No MPI call can be made to stop that wait, so a thread
+// beside MPI_Init ends this rank after LOOM_INIT_TIMEOUT seconds with a
+// message, and the launcher, seeing a rank fail, ends the job.  The auto
+// limit (120 s, or a quarter second per rank of the launcher's job) is far
+// above what MPI_Init takes here: 0.1-0.5 s for 2-4 ranks, and all of
+// loom_init took 132-142 s at 1024 ranks on 2 cores (BENCHMARKS.md, "Scale").
+int init_timeout_seconds(const loom_config_t& c) {
+  if (c.init_timeout >= 0) return c.init_timeout;
+  long ranks = 0;
+  for (const char* name : {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"}) {
+    const char* v = std::getenv(name);
+    if (v && *v) {
+      ranks = std::strtol(v, nullptr, 10);
+      break;
+    }
+  }
+  return ranks / 4 > 120 ? (int)(ranks / 4) : 120;
+}
+
+class InitWatch {
+ public:
+  explicit InitWatch(int seconds) {
+    if (seconds <= 0) return;
+    try {
+      thread_ = std::thread([this, seconds] {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (cv_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) return;
+        char host[64] = "?";
+        gethostname(host, sizeof host - 1);
+        std::fprintf(stderr,
+                     "loom: MPI_Init_thread has not returned after %d s (pid %d on %s): not every rank of the job "
+                     "started MPI.  Most often a rank on another host could not reach this one (look for its "
+                     "\"MPI_Init_thread ended the process\" message) or never started.  %s  Loom ends this rank so "
+                     "that the job ends (LOOM_INIT_TIMEOUT=%d; 0 waits for ever).\n",
+                     seconds, (int)getpid(), host, kNetworkAdvice, seconds);
+        std::fflush(stderr);
+        _exit(1);  // MPI is inside MPI_Init on the other thread: no exit handler may run
+      });
+    } catch (const std::system_error&) {
+      // no thread to spare: MPI_Init waits as it would without Loom
+    }
+  }
+  ~InitWatch() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  InitWatch(const InitWatch&) = delete;
+  InitWatch& operator=(const InitWatch&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 // Open MPI: a rank killed across hosts closes its TCP connections, and a
 // survivor's Open MPI aborts the job on the closed socket at once ("An
@@ -285,7 +356,11 @@ Status init(int* argc, char*** argv, const loom_config_t* cfg) {
     const bool unbuffered_before = __fbufsize(stdout) == 1;
     g_in_mpi_init = true;
     const bool delayed = delay_open_mpi_aborts();
-    int err = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    int err;
+    {
+      InitWatch watch(init_timeout_seconds(rt.cfg));
+      err = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    }
     if (delayed) unsetenv(kOmpiAbortDelay);  // read by MPI_Init; not passed on to the program's children
     g_in_mpi_init = false;
     if (err != MPI_SUCCESS) return fail_mpi(err, "MPI_Init_thread");

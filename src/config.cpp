@@ -265,6 +265,21 @@ Status p_hang(loom_config_t* c, const char* n, const char* v) {
 }
 void w_hang(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->hang_timeout); }
 
+Status p_init_timeout(loom_config_t* c, const char* n, const char* v) {
+  unsigned long long x;
+  if (!strcasecmp(v, "auto")) {
+    c->init_timeout = -1;
+    return Status::ok();
+  }
+  if (!parse_uint(v, &x) || x > 1000000ull) return bad(n, v, "auto, or seconds from 0 (never) to 1000000");
+  c->init_timeout = (int)x;
+  return Status::ok();
+}
+void w_init_timeout(const loom_config_t* c, char* b, size_t l) {
+  if (c->init_timeout < 0) std::snprintf(b, l, "auto");
+  else std::snprintf(b, l, "%d", c->init_timeout);
+}
+
 struct Setting {
   const char* name;
   const char* def;
@@ -302,6 +317,10 @@ const Setting kSettings[] = {
     {"LOOM_PROGRESS", "auto", "MPI progress thread: auto (when a peer is remote), 0 or 1", p_progress, w_progress},
     {"LOOM_HANG_TIMEOUT", "0", "seconds one wait in Loom (barrier, lock) may last before every waiting rank "
      "reports what it waits in and the job is aborted; 0: never", p_hang, w_hang},
+    {"LOOM_INIT_TIMEOUT", "auto", "seconds MPI_Init_thread (when loom_init starts MPI) may take before Loom ends the "
+     "rank with a message naming the network settings to check: a rank that never started, or a host the others cannot "
+     "reach, leaves the rest waiting inside MPI; auto: 120, or a quarter second per rank of the launcher's job when that "
+     "is more; 0: wait for ever", p_init_timeout, w_init_timeout},
     {"LOOM_STATS", "0", "rank 0 prints every rank's statistics and an all-ranks summary to stderr at finalize", p_stats, w_stats},
     {"LOOM_STATS_FILE", "", "write statistics as JSON at finalize: with %r one file per rank, else one file of all ranks (by rank 0)", p_sfile, w_sfile},
     {"LOOM_TRACE", "", "write an event trace of every rank into this directory (tools/loom trace; docs/TRACE.md)", p_trace, w_trace},
@@ -459,6 +478,9 @@ Status config_validate(const loom_config_t* c) {
   if (c->checkpoint_every < 0) return fail(LOOM_ERR_CONFIG, "LOOM_CHECKPOINT_EVERY must be >= 0");
   if (c->hang_timeout < 0 || c->hang_timeout > 1000000)
     return fail(LOOM_ERR_CONFIG, "LOOM_HANG_TIMEOUT=%d must be 0 (never) to 1000000 seconds", c->hang_timeout);
+  if (c->init_timeout < -1 || c->init_timeout > 1000000)
+    return fail(LOOM_ERR_CONFIG, "LOOM_INIT_TIMEOUT=%d must be auto (-1), 0 (never) or up to 1000000 seconds",
+                c->init_timeout);
   return Status::ok();
 }
 
