@@ -170,8 +170,9 @@ void explain_failed_mpi_init() {
 // beside MPI_Init ends this rank after LOOM_INIT_TIMEOUT seconds with a
 // message, and the launcher, seeing a rank fail, ends the job.  The auto
 // limit (120 s, or a quarter second per rank of the launcher's job) is far
-// above what MPI_Init takes here: 0.1-0.5 s for 2-4 ranks, and all of
-// loom_init took 132-142 s at 1024 ranks on 2 cores (BENCHMARKS.md, "Scale").
+// above what MPI_Init takes here: all of loom_init takes 25-33 ms at 2
+// ranks, and took 132-142 s at 1024 ranks on 2 cores (BENCHMARKS.md,
+// "Scale"), most of it mapping the peers after MPI_Init.
 int init_timeout_seconds(const loom_config_t& c) {
   if (c.init_timeout >= 0) return c.init_timeout;
   long ranks = 0;

@@ -5,7 +5,11 @@
  * releases the lock hosted on rank 0, and does an atomic on a word homed at
  * rank 0.  All of that must finish before rank 0's computation ends (same
  * host, so CLOCK_MONOTONIC is one clock).  Then the written data must be at
- * the home.
+ * the home.  Rank 0 stops computing early once every other worker has
+ * counted itself done (an atomic add on a word rank 0 homes, read by rank 0
+ * as plain memory: it must take no fault while it computes, checked by its
+ * fault counts), so a run that makes progress lasts what its work takes;
+ * one that does not runs into the budget and fails.
  *
  * mr_busy_home T runs T threads per rank: every thread of rank 0 computes
  * (none calls Loom or MPI); every thread of the other ranks reads all the
@@ -44,6 +48,11 @@ static void body(int w, int W) {
   volatile double x = 1.0;
   g_end[t] = 0;
   if (r == 0) {
+    loom_stats_t before, after;
+    CHECK_OK(loom_thread_stats_get(&before));
+    /* word 2 of page 0: the other workers' count of themselves done */
+    const volatile uint64_t* done = (const volatile uint64_t*)&a[2];
+    const uint64_t all = (uint64_t)(W - T);
     double t0 = mono();
     /* Seconds, no MPI and no Loom call inside.  With the async transport the
      * home's protocol thread shares the 2 cores with every rank's computing
@@ -53,9 +62,12 @@ static void body(int w, int W) {
      * writing every page: T times the budget. */
     const char* tr = getenv("LOOM_TRANSPORT");
     const double busy = n == 1 ? 0 : (tr && !strcmp(tr, "async") ? 4.0 : 1.5) * T; /* (alone: nobody to wait for) */
-    while (mono() - t0 < busy)
+    while (mono() - t0 < busy && *done < all)
       for (int i = 0; i < 10000; i++) x = x * 1.0000001 + 1e-9;
     g_end[t] = mono();
+    CHECK_OK(loom_thread_stats_get(&after));
+    /* a fault would have called into Loom while computing */
+    CHECK(after.read_faults == before.read_faults && after.write_faults == before.write_faults);
   } else {
     uint64_t sum = 0;
     for (int p = 0; p < P; p++) sum += a[p * 512]; /* fetches from the busy home */
@@ -66,6 +78,7 @@ static void body(int w, int W) {
     CHECK_OK(loom_unlock(0));
     CHECK_OK(loom_atomic_fetch_add(&a[1], 5, NULL));
     t_done = mono();
+    CHECK_OK(loom_atomic_fetch_add(&a[2], 1, NULL)); /* done: the home may stop computing */
   }
   mr_rbar(); /* every thread's end is in g_end */
   if (t == 0) {
