@@ -265,6 +265,14 @@ Status p_hang(loom_config_t* c, const char* n, const char* v) {
 }
 void w_hang(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->hang_timeout); }
 
+Status p_wait_note(loom_config_t* c, const char* n, const char* v) {
+  unsigned long long x;
+  if (!parse_uint(v, &x) || x > 1000000ull) return bad(n, v, "seconds from 0 (never) to 1000000");
+  c->wait_note = (int)x;
+  return Status::ok();
+}
+void w_wait_note(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->wait_note); }
+
 Status p_init_timeout(loom_config_t* c, const char* n, const char* v) {
   unsigned long long x;
   if (!strcasecmp(v, "auto")) {
@@ -317,6 +325,9 @@ const Setting kSettings[] = {
     {"LOOM_PROGRESS", "auto", "MPI progress thread: auto (when a peer is remote), 0 or 1", p_progress, w_progress},
     {"LOOM_HANG_TIMEOUT", "0", "seconds one wait in Loom (barrier, lock) may last before every waiting rank "
      "reports what it waits in and the job is aborted; 0: never", p_hang, w_hang},
+    {"LOOM_WAIT_NOTE", "300", "seconds one wait in Loom (barrier, lock) may last before the rank says once what it "
+     "waits in and for which rank, so that a stuck job is not silent; the job goes on waiting (LOOM_HANG_TIMEOUT ends "
+     "it); 0: never", p_wait_note, w_wait_note},
     {"LOOM_INIT_TIMEOUT", "auto", "seconds MPI_Init_thread (when loom_init starts MPI) may take before Loom ends the "
      "rank with a message naming the network settings to check: a rank that never started, or a host the others cannot "
      "reach, leaves the rest waiting inside MPI; auto: 120, or a quarter second per rank of the launcher's job when that "
@@ -478,6 +489,8 @@ Status config_validate(const loom_config_t* c) {
   if (c->checkpoint_every < 0) return fail(LOOM_ERR_CONFIG, "LOOM_CHECKPOINT_EVERY must be >= 0");
   if (c->hang_timeout < 0 || c->hang_timeout > 1000000)
     return fail(LOOM_ERR_CONFIG, "LOOM_HANG_TIMEOUT=%d must be 0 (never) to 1000000 seconds", c->hang_timeout);
+  if (c->wait_note < 0 || c->wait_note > 1000000)
+    return fail(LOOM_ERR_CONFIG, "LOOM_WAIT_NOTE=%d must be 0 (never) to 1000000 seconds", c->wait_note);
   if (c->init_timeout < -1 || c->init_timeout > 1000000)
     return fail(LOOM_ERR_CONFIG, "LOOM_INIT_TIMEOUT=%d must be auto (-1), 0 (never) or up to 1000000 seconds",
                 c->init_timeout);

@@ -40,8 +40,10 @@ constexpr double kAbortGrace = 8.0;
 
 double g_last_look = 0;  // when this rank last read its hang word
 bool g_reported = false;
+bool g_noted = false;  // LOOM_WAIT_NOTE said so once
 
-void report(double waited, const char* why) {
+// "loom: KIND: rank R (pid P on HOST) has waited T s in WHAT (...)WHY".
+void report(const char* kind, double waited, const char* why) {
   char host[64] = "?", what[160];
   gethostname(host, sizeof host - 1);
   const WaitSite& w = g_wait;
@@ -49,9 +51,9 @@ void report(double waited, const char* why) {
   if (w.id >= 0 && n > 0) n += std::snprintf(what + n, sizeof what - (size_t)n, " %lld", (long long)w.id);
   if (w.peer >= 0 && n > 0) std::snprintf(what + n, sizeof what - (size_t)n, ", waiting for rank %d", w.peer);
   std::fprintf(stderr,
-               "loom: hang: rank %d (pid %d on %s) has waited %.1f s in %s (barriers passed: %llu, locks "
+               "loom: %s: rank %d (pid %d on %s) has waited %.1f s in %s (barriers passed: %llu, locks "
                "held: %d)%s\n",
-               rt.rank, (int)getpid(), host, waited, what, (unsigned long long)rt.st.s.barriers,
+               kind, rt.rank, (int)getpid(), host, waited, what, (unsigned long long)rt.st.s.barriers,
                [] {
                  int h = 0;
                  for (int x : rt.sync.held) h += x != 0;
@@ -60,6 +62,7 @@ void report(double waited, const char* why) {
                why);
   std::fflush(stderr);
 }
+void report(double waited, const char* why) { report("hang", waited, why); }
 
 }  // namespace
 
@@ -74,6 +77,20 @@ void watchdog_poll(double started) {
       report(t - started, why);
       g_reported = true;
     }
+  }
+  // A wait far longer than a program's usual one, with no LOOM_HANG_TIMEOUT
+  // to end it (or a later one): say so once, and go on waiting.  A rank
+  // busy for minutes (I/O, a long serial phase) makes the others print this
+  // once; a stuck job is no longer silent.
+  if (!g_noted && rt.cfg.wait_note > 0 && t - started >= rt.cfg.wait_note &&
+      (rt.cfg.hang_timeout <= 0 || rt.cfg.wait_note < rt.cfg.hang_timeout)) {
+    g_noted = true;
+    char why[200];
+    std::snprintf(why, sizeof why,
+                  "; it goes on waiting.  If the job is stuck, LOOM_HANG_TIMEOUT=T makes every waiting rank "
+                  "report and ends the job (LOOM_WAIT_NOTE=%d s said this; 0: never)",
+                  rt.cfg.wait_note);
+    report("note", t - started, why);
   }
   if (rt.cfg.hang_timeout <= 0 || t - started < rt.cfg.hang_timeout) return;
   char why[160];

@@ -121,6 +121,8 @@ const Case kCases[] = {
      {"1.5", "9999999999999", "", "ns"}},
     {"LOOM_HANG_TIMEOUT", "30", [](const loom_config_t& c) { return c.hang_timeout == 30; },
      {"-1", "1000001", "soon", "", "2.5"}},
+    {"LOOM_WAIT_NOTE", "60", [](const loom_config_t& c) { return c.wait_note == 60; },
+     {"-1", "1000001", "later", "", "0.5"}},
     {"LOOM_INIT_TIMEOUT", "7", [](const loom_config_t& c) { return c.init_timeout == 7; },
      {"-1", "1000001", "soon", "", "2.5"}},
     {"LOOM_INIT_TIMEOUT", "0", [](const loom_config_t& c) { return c.init_timeout == 0; }, {"never", "-0.5"}},
@@ -196,6 +198,7 @@ void test_defaults_and_validate() {
   CHECK(d.local_map == 1);
   CHECK(d.progress_thread == -1);
   CHECK(d.init_timeout == -1);
+  CHECK(d.wait_note == 300);
   CHECK(d.stats == 0);
   CHECK(d.stats_file[0] == '\0');
   CHECK(d.base_address == 0);
@@ -220,6 +223,7 @@ void test_defaults_and_validate() {
   CHECK(rejected([](loom_config_t& c) { c.locks = 0; }, "LOOM_LOCKS"));
   CHECK(rejected([](loom_config_t& c) { c.hang_timeout = -5; }, "LOOM_HANG_TIMEOUT"));
   CHECK(rejected([](loom_config_t& c) { c.init_timeout = -2; }, "LOOM_INIT_TIMEOUT"));
+  CHECK(rejected([](loom_config_t& c) { c.wait_note = -1; }, "LOOM_WAIT_NOTE"));
   CHECK(rejected([](loom_config_t& c) { c.locks = (1u << 20) + 1; }, "LOOM_LOCKS"));
   CHECK(rejected([](loom_config_t& c) { c.home_policy = LOOM_HOME_EXPLICIT; }, "LOOM_HOME"));
   CHECK(rejected([](loom_config_t& c) { c.base_address = 0x1001; }, "LOOM_BASE"));
@@ -264,6 +268,7 @@ void test_print() {
   CHECK(config_parse_one(&c, "LOOM_PROTOCOL", "ERC-Invalidate").is_ok());
   CHECK(config_parse_one(&c, "LOOM_HANG_TIMEOUT", "45").is_ok());
   CHECK(config_parse_one(&c, "LOOM_INIT_TIMEOUT", "33").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_WAIT_NOTE", "44").is_ok());
   CHECK(config_parse_one(&c, "LOOM_CHECKPOINT_DIR", "/tmp/ckd").is_ok());
   CHECK(config_parse_one(&c, "LOOM_CHECKPOINT_EVERY", "7").is_ok());
   CHECK(config_parse_one(&c, "LOOM_RESTART", "/tmp/rsd").is_ok());
@@ -282,7 +287,7 @@ void test_print() {
                         "LOOM_BASE=0x300000000000", "LOOM_SPIN=4321", "LOOM_LOG_ERRORS=0",
                         "LOOM_CLOCK_SKEW_NS=1234", "LOOM_PRINT_CONFIG=1",
                         "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_ADAPT=1", "LOOM_EXACT=0", "LOOM_HOST_SHARE=0", "LOOM_PROTOCOL=erc-invalidate",
-                        "LOOM_HANG_TIMEOUT=45", "LOOM_INIT_TIMEOUT=33", "LOOM_CHECKPOINT_DIR=/tmp/ckd", "LOOM_CHECKPOINT_EVERY=7",
+                        "LOOM_HANG_TIMEOUT=45", "LOOM_INIT_TIMEOUT=33", "LOOM_WAIT_NOTE=44", "LOOM_CHECKPOINT_DIR=/tmp/ckd", "LOOM_CHECKPOINT_EVERY=7",
                         "LOOM_RESTART=/tmp/rsd", "LOOM_TRACE=/tmp/trd", "LOOM_TRACE_RUNS=1",
                         "LOOM_TRACE_HOMES=1", "LOOM_PLACEMENT=/tmp/place.txt"};
   for (const char* w : want) {
@@ -310,6 +315,7 @@ void test_print() {
   CHECK(std::strstr(dbuf, "LOOM_EXACT=1") != nullptr);
   CHECK(std::strstr(dbuf, "LOOM_HOST_SHARE=1") != nullptr);
   CHECK(std::strstr(dbuf, "LOOM_INIT_TIMEOUT=auto") != nullptr);
+  CHECK(std::strstr(dbuf, "LOOM_WAIT_NOTE=300") != nullptr);
 
   // A small buffer: the full length is returned, nothing written past it.
   char small[40 + 8];

@@ -3,9 +3,32 @@
 # LOOM_HANG_TIMEOUT=2 (3 or more ranks) and check that the job ends within 20 s with a
 # non-zero status, that every rank waiting in Loom reported what it waits in,
 # and that the job said it was aborted (tests/hang.c has the two deadlocks).
+# hang.sh late LAUNCH...: no deadlock, rank 0 late by 3 s; with
+# LOOM_WAIT_NOTE=1 and no LOOM_HANG_TIMEOUT every other rank notes its wait
+# once, nobody reports a hang, and the job ends with status 0.
 mode=$1; shift
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+if [ "$mode" = late ]; then
+  LOOM_HANG_TIMEOUT=0 LOOM_WAIT_NOTE=1 timeout 60 "$@" late >"$out" 2>&1
+  rc=$?
+  cat "$out"
+  [ "$rc" -eq 77 ] && grep -q "^cluster.sh: skipped:" "$out" && exit 77
+  echo "hang.sh: late: exit status $rc"
+  [ "$rc" -eq 0 ] || { echo "FAIL: the job did not end well"; exit 1; }
+  if grep -q "loom: hang" "$out"; then echo "FAIL: a hang was reported"; exit 1; fi
+  if grep -q "loom: note: rank 0 " "$out"; then echo "FAIL: rank 0 was not waiting"; exit 1; fi
+  ranks=$(grep -c "^rank [0-9]*: done" "$out")
+  [ "$ranks" -ge 3 ] || { echo "FAIL: $ranks ranks done"; exit 1; }
+  r=1
+  while [ "$r" -lt "$ranks" ]; do
+    n=$(grep -c "loom: note: rank $r (pid [0-9]* on [^)]*) has waited [0-9.]* s in a barrier.*goes on waiting.*LOOM_HANG_TIMEOUT" "$out")
+    [ "$n" -eq 1 ] || { echo "FAIL: rank $r noted its wait $n times (once expected)"; exit 1; }
+    r=$((r + 1))
+  done
+  echo "hang.sh: late: ok"
+  exit 0
+fi
 start=$(date +%s%N)
 LOOM_HANG_TIMEOUT=2 timeout 60 "$@" "$mode" >"$out" 2>&1
 rc=$?

@@ -168,6 +168,7 @@ typedef struct loom_config {
   int trace_homes;                  /* with a trace: each barrier re-protects this rank's home pages, so that its own first access to each in every barrier interval is recorded, for `loom place` (LOOM_TRACE_HOMES) */
   char placement[256];              /* homes for page ranges of the collective allocations, from `loom place` (LOOM_PLACEMENT) */
   int host_share;                   /* 1 (default): with every rank on one host, map each page from its home's memory (no copies, twins or diffs; off when traced); 0: copies and the protocol, as across hosts (LOOM_HOST_SHARE) */
+  int wait_note;                    /* seconds one wait in Loom may last before the rank says, once a job, what it waits in (the job goes on waiting); 0 never (LOOM_WAIT_NOTE) */
   int init_timeout;                 /* seconds MPI_Init_thread, when loom_init calls it, may take before Loom ends the rank with a message (a rank that never started, a host that cannot be reached); -1 auto (120, or a quarter second per rank of the launcher's job if more), 0 never (LOOM_INIT_TIMEOUT) */
 } loom_config_t;
 
