@@ -257,31 +257,30 @@ Status p_share(loom_config_t* c, const char* n, const char* v) {
 }
 void w_share(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->host_share); }
 
-Status p_hang(loom_config_t* c, const char* n, const char* v) {
+// Seconds from 0 (never) to 1000000 into *field.
+Status seconds_into(int* field, const char* n, const char* v, const char* expect) {
   unsigned long long x;
-  if (!parse_uint(v, &x) || x > 1000000ull) return bad(n, v, "seconds from 0 (never) to 1000000");
-  c->hang_timeout = (int)x;
+  if (!parse_uint(v, &x) || x > 1000000ull) return bad(n, v, expect);
+  *field = (int)x;
   return Status::ok();
+}
+
+Status p_hang(loom_config_t* c, const char* n, const char* v) {
+  return seconds_into(&c->hang_timeout, n, v, "seconds from 0 (never) to 1000000");
 }
 void w_hang(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->hang_timeout); }
 
 Status p_wait_note(loom_config_t* c, const char* n, const char* v) {
-  unsigned long long x;
-  if (!parse_uint(v, &x) || x > 1000000ull) return bad(n, v, "seconds from 0 (never) to 1000000");
-  c->wait_note = (int)x;
-  return Status::ok();
+  return seconds_into(&c->wait_note, n, v, "seconds from 0 (never) to 1000000");
 }
 void w_wait_note(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->wait_note); }
 
 Status p_init_timeout(loom_config_t* c, const char* n, const char* v) {
-  unsigned long long x;
   if (!strcasecmp(v, "auto")) {
     c->init_timeout = -1;
     return Status::ok();
   }
-  if (!parse_uint(v, &x) || x > 1000000ull) return bad(n, v, "auto, or seconds from 0 (never) to 1000000");
-  c->init_timeout = (int)x;
-  return Status::ok();
+  return seconds_into(&c->init_timeout, n, v, "auto, or seconds from 0 (never) to 1000000");
 }
 void w_init_timeout(const loom_config_t* c, char* b, size_t l) {
   if (c->init_timeout < 0) std::snprintf(b, l, "auto");
