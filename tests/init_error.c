@@ -17,7 +17,18 @@
  * must get LOOM_ERR_NO_MEMORY (rank 1 naming the tables and the size, the
  * others naming rank 1) where std::bad_alloc used to escape the C API; then,
  * with the limit lifted, loom_init with 64 MiB succeeds on every rank (the
- * failed attempt left nothing behind). */
+ * failed attempt left nothing behind).
+ *
+ * init_error absent: a rank that never starts MPI must not leave the others
+ * waiting inside MPI_Init for ever.  Rank 1 stands for a rank that failed to
+ * start (a host that cannot be reached, a crashed launch): it sleeps 100 s
+ * and never calls loom_init.  Rank 0 calls loom_init under
+ * LOOM_INIT_TIMEOUT=3 (set by the test): MPI's initialization waits for rank
+ * 1, so after 3 s Loom's watch must end rank 0 with a message, and the
+ * launcher, seeing a rank fail, must end the job long before rank 1 wakes
+ * (ctest's timeout is 60 s).  Without the watch the job waits out rank 1's
+ * sleep and then MPI_Init's, and the test times out.  A rank 0 that got
+ * through loom_init prints "init_timeout: FAIL". */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* setenv with -std=c11 */
 #endif
@@ -27,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int launcher_rank(void) {
   const char* v = getenv("PMI_RANK");
@@ -81,6 +93,15 @@ int main(int argc, char** argv) {
   if (me < 0) {
     fprintf(stderr, "init_error: run me under mpiexec (no PMI_RANK or OMPI_COMM_WORLD_RANK)\n");
     return 2;
+  }
+  if (argc > 1 && !strcmp(argv[1], "absent")) {
+    if (me == 1) {
+      sleep(100);
+      return 0;
+    }
+    loom_status_t st = loom_init(&argc, &argv, NULL);
+    printf("init_timeout: FAIL: loom_init returned (%d) on rank %d while rank 1 never started MPI\n", (int)st, me);
+    return 1;
   }
   if (me == 1) setenv("LOOM_MEM_SIZE", "12345", 1); /* not a multiple of the page size */
   loom_status_t s = loom_init(&argc, &argv, NULL);
