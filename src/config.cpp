@@ -234,6 +234,12 @@ Status p_adapt(loom_config_t* c, const char* n, const char* v) {
 }
 void w_adapt(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->adapt); }
 
+Status p_stride(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->stride)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_stride(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->stride); }
+
 Status p_trace_runs(loom_config_t* c, const char* n, const char* v) {
   if (!parse_bool(v, &c->trace_runs)) return bad(n, v, "0 or 1");
   return Status::ok();
@@ -318,6 +324,10 @@ const Setting kSettings[] = {
      "agreement and sent by their homes right after it (jobs of up to 256 ranks; beyond, as with gets); gets: each "
      "rank gets its pages after the agreement while every rank waits in a second barrier (the earlier design, kept "
      "for comparison); 0: off", p_prefetch, w_prefetch},
+    {"LOOM_STRIDE", "1", "1: a fault on pages homed on another host whose window lies a constant step (in windows of "
+     "LOOM_UNIT_PAGES) past the windows of the two faults before it from that home fetches the next windows along the "
+     "step with its own, with one wait for all (2 windows, doubling to 16 while the program reads them; hlrc pages); "
+     "0: the fault's window only", p_stride, w_stride},
     {"LOOM_TRANSPORT", "auto", "how peers that are not mapped directly are reached: rma (MPI one-sided), async "
      "(two-sided requests served by a protocol thread on the target), auto (async with page reads by MPI_Get "
      "when MPI has MPI_THREAD_MULTIPLE, else rma)", p_transport, w_transport},

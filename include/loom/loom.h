@@ -170,6 +170,7 @@ typedef struct loom_config {
   int host_share;                   /* 1 (default): with every rank on one host, map each page from its home's memory (no copies, twins or diffs; off when traced); 0: copies and the protocol, as across hosts (LOOM_HOST_SHARE) */
   int wait_note;                    /* seconds one wait in Loom may last before the rank says, once a job, what it waits in (the job goes on waiting); 0 never (LOOM_WAIT_NOTE) */
   int init_timeout;                 /* seconds MPI_Init_thread, when loom_init calls it, may take before Loom ends the rank with a message (a rank that never started, a host that cannot be reached); -1 auto (120, or a quarter second per rank of the launcher's job if more), 0 never (LOOM_INIT_TIMEOUT) */
+  int stride;                       /* 1 (default): a fault whose window of another host's pages lies a constant step past the windows of the two faults before it from that home fetches the next windows along the step with its own (2, doubling to 16 while they are read); 0: its window only (LOOM_STRIDE) */
 } loom_config_t;
 
 /* Fill cfg with the defaults and the LOOM_* environment variables (as
@@ -475,6 +476,8 @@ typedef struct loom_stats {
                             at most one every 0.5 ms a home: docs/ARCHITECTURE.md, "Waiting") */
   uint64_t pages_ahead;  /* of prefetched, pages that came with the home's own arrival at the barrier, ahead of its
                             agreement (a job of 2 ranks across hosts: docs/ARCHITECTURE.md, "Pushes ahead") */
+  uint64_t pages_strided; /* of pages_fetched, pages a fault fetched in windows further along the step of this rank's
+                             faults on one home's pages, with its own window (LOOM_STRIDE) */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 /* The calling thread's share of this rank's statistics since the last

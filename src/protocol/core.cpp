@@ -543,6 +543,142 @@ bool get_unlocked(int h, uint64_t first, uint64_t n) {
   return fetch_back(gen);
 }
 
+// ---- fetches along a stride --------------------------------------------------
+//
+// A rank that reads another host's pages a constant step apart (LU's row of
+// perimeter blocks, each block a window in its owner's column-major
+// region; a column of a row-major array) faults once a window, and each
+// fault waits for the home: a round trip, and while the home computes, its
+// protocol thread's next poll (naps of up to 500 us).  So a rank's faults
+// on one home's pages are followed as a stream of windows (LOOM_UNIT_PAGES
+// each): after two equal steps in a row (windows W, W+s, W+2s) a fault
+// fetches the next windows along the step with its own, their unknown
+// homes learnt in one load and the gets waited for together (the home
+// serves them in one poll): 2 windows, doubling up to 16 while the fault
+// after them lands just past them (they were read with no fault), and 2
+// again when the step breaks.  HLRC pages, and only while a fetch joins no
+// copy-set (ivl_fetch_joins: no lock taken yet), since a join is a round
+// trip a window; not in a fetch without the rank lock (threads) or one the
+// adaptive protocol compares.
+constexpr uint32_t kStrideFirst = 2, kStrideMost = 16;  // windows fetched ahead
+constexpr size_t kStrideStreams = 64;                    // streams followed: a home's is rank mod 64
+static_assert(1 + kStrideMost <= kGetsAtOnce, "a fault's gets must fit get_many");
+
+struct StrideStream {
+  int home = -1;
+  int64_t last = -1;  // the window of the last fault's fetch from home
+  int64_t step = 0;   // windows from the fault before it to last (0: none yet)
+  int64_t next = -1;  // just past the windows the last fault fetched ahead (-1: none)
+  uint32_t same = 0;  // steps in a row equal to step (counted up to 2)
+  uint32_t depth = kStrideFirst;
+};
+StrideStream g_stride[kStrideStreams];  // the fault path's, under the rank lock
+
+// A fault fetches window w from home h: the windows to fetch ahead of it
+// (*step apart), 0 for none.
+uint32_t stride_note(int h, int64_t w, int64_t* step) {
+  StrideStream& s = g_stride[(size_t)h % kStrideStreams];
+  if (s.home != h) s = StrideStream{}, s.home = h;
+  if (s.same >= 2 && w == s.next) {
+    s.depth = std::min(2 * s.depth, kStrideMost);  // the windows ahead were read: go further
+  } else if (s.last >= 0 && s.step != 0 && w - s.last == s.step) {
+    s.same = std::min<uint32_t>(s.same + 1, 2);
+  } else {
+    s.step = s.last >= 0 ? w - s.last : 0;
+    s.same = s.step != 0 ? 1 : 0;
+    s.depth = kStrideFirst;
+  }
+  s.last = w;
+  s.next = -1;
+  *step = s.step;
+  return s.same >= 2 ? s.depth : 0;
+}
+
+// Runs of pages a fault fetches ahead along its stream's step.
+struct StrideRuns {
+  size_t n = 0;
+  uint64_t first[kStrideMost * 2], count[kStrideMost * 2];
+};
+
+// The windows w + step, w + 2 step, ... (up to `want`) ahead of a fault on
+// page p from home h: in each, the runs of pages the fault's own window
+// would take (fetchable, `skip` as for it).  The walk stops before a window
+// that leaves p's allocated pages or protocol or holds pages of another
+// home; their unknown homes are learnt first, in one load.  Then the
+// stream knows where a fault just past them lands.
+void stride_runs(uint64_t p, int h, int64_t w, int64_t step, uint32_t want, uint8_t skip, StrideRuns& out) {
+  PageTable& pt = rt.pages;
+  const uint64_t unit = rt.cfg.unit_pages;
+  uint64_t lo[kStrideMost], hi[kStrideMost];
+  auto fits = [&](uint64_t a, uint64_t b, bool unknown) {
+    for (uint64_t q = a; q < b; q++)
+      if (!(pt.flags[q] & kAlloc) || pt.mode[q] != pt.mode[p] || (pt.home[q] != h && !(unknown && pt.home[q] < 0)))
+        return false;
+    return true;
+  };
+  uint32_t k = 0;
+  for (; k < want; k++) {
+    const int64_t c = w + (int64_t)(k + 1) * step;
+    if (c < 0 || (uint64_t)c >= (rt.npages + unit - 1) / unit) break;
+    lo[k] = (uint64_t)c * unit, hi[k] = std::min(lo[k] + unit, rt.npages);
+    if (!fits(lo[k], hi[k], true)) break;
+  }
+  proto_learn_homes_of(lo, hi, k);
+  constexpr size_t kRuns = sizeof out.first / sizeof out.first[0];
+  out.n = 0;
+  uint32_t i = 0;  // windows walked
+  for (bool full = false; i < k && !full; i += full ? 0 : 1) {
+    // An unclaimed page (nobody's yet) is left to its fault; another
+    // home's ends the walk.
+    bool other = false;
+    for (uint64_t q = lo[i]; q < hi[i]; q++) other |= pt.home[q] >= 0 && pt.home[q] != h;
+    if (other) break;
+    for (uint64_t q = lo[i]; q < hi[i] && !full;) {
+      if (!fetchable(q, h, pt.mode[p], skip, false)) {
+        q++;
+        continue;
+      }
+      uint64_t e = q + 1;
+      while (e < hi[i] && fetchable(e, h, pt.mode[p], skip, false)) e++;
+      out.first[out.n] = q, out.count[out.n] = e - q, out.n++;
+      q = e;
+      full = out.n == kRuns;  // (the window's rest is left to its fault)
+    }
+  }
+  StrideStream& s = g_stride[(size_t)h % kStrideStreams];
+  s.next = w + (int64_t)(i + 1) * step;
+}
+
+// The fault's window [first, first + n) and the runs ahead, one wait for
+// all; the runs ahead then become read-only copies as the window does
+// (make_readable).
+void get_with_runs(int h, uint64_t first, uint64_t n, const StrideRuns& ahead) {
+  PageTable& pt = rt.pages;
+  uint64_t off[1 + kStrideMost * 2];
+  uint8_t* dst[1 + kStrideMost * 2];
+  size_t len[1 + kStrideMost * 2];
+  off[0] = first * kPage, dst[0] = slot(first), len[0] = n * kPage;
+  for (size_t i = 0; i < ahead.n; i++) {
+    page_protocol(ahead.first[i]).before_fetch(h, ahead.first[i], ahead.count[i]);
+    populate(ahead.first[i], ahead.count[i]);
+    off[1 + i] = ahead.first[i] * kPage, dst[1 + i] = slot(ahead.first[i]), len[1 + i] = ahead.count[i] * kPage;
+  }
+  for (size_t at = 0; at < 1 + ahead.n; at += kGetsAtOnce)
+    rt.tp.get_many(h, Seg::Data, std::min(kGetsAtOnce, 1 + ahead.n - at), off + at, dst + at, len + at);
+  for (size_t i = 0; i < ahead.n; i++) {
+    const uint64_t a = ahead.first[i], k = ahead.count[i];
+    vm_protect(a, k, kRO);
+    for (uint64_t q = a; q < a + k; q++) {
+      pt.state[q] = kRO;
+      list_cached(q);
+    }
+    note_fetched(a, a + k, h);
+    rt.st.s.pages_fetched += k;
+    rt.st.s.bytes_fetched += k * kPage;
+    rt.st.s.pages_strided += k;
+  }
+}
+
 // Read access to p.  may_unlock: the fault path, whose get may run without
 // the rank lock; false when that fetch was doomed (p is still invalid, and
 // the caller holds the lock again).
@@ -606,8 +742,19 @@ bool make_readable(uint64_t p, bool may_unlock) {
   // bookkeeping then completed its diffs before the get reads them.
   page_protocol(p).before_fetch(h, first, n);
   populate(first, n);
+  // Windows further along this rank's step through h's pages.
+  static StrideRuns& ahead = *new StrideRuns();  // never destroyed: see runtime.hpp
+  ahead.n = 0;
+  if (rt.cfg.stride && !unlocked && !rt.cfg.adapt && pt.mode[p] == LOOM_PROTOCOL_HLRC && !rt.tp.is_direct(h) &&
+      !ivl_fetch_joins(h)) {
+    int64_t step = 0;
+    const int64_t w = (int64_t)(lo / unit);
+    if (const uint32_t want = stride_note(h, w, &step)) stride_runs(p, h, w, step, want, skip | kPrefetched, ahead);
+  }
   if (unlocked) {
     if (!get_unlocked(h, first, n)) return false;
+  } else if (ahead.n) {
+    get_with_runs(h, first, n, ahead);
   } else {
     // Lazy pages an acquire dropped: is the home's copy the one dropped
     // (adapt.hpp)?  The dropped copies are still in their slots.

@@ -42,17 +42,20 @@ int proto_home(uint64_t p, bool claim) {
   return (int)(v - 1);
 }
 
+namespace {
+
 // Page by page, a cold window across hosts waited one round trip for every
 // entry another host keeps (4 of a window's 8 at 2 ranks: ~30 us each at
 // unlimited links); batched, the entries of all ranks are asked at once.
-void proto_learn_homes(uint64_t lo, uint64_t hi, uint64_t at_least) {
+void learn_homes(const uint64_t* lo, const uint64_t* hi, size_t n, uint64_t at_least) {
   // Scratch of the fault path (under the rank lock), never destroyed: see
   // runtime.hpp.
   static std::vector<uint64_t>& want = *new std::vector<uint64_t>();
   static std::vector<uint64_t>& got = *new std::vector<uint64_t>();
   want.clear();
-  for (uint64_t q = lo; q < hi; q++)
-    if (rt.pages.home[q] < 0 && (rt.pages.flags[q] & kAlloc)) want.push_back(q);
+  for (size_t i = 0; i < n; i++)
+    for (uint64_t q = lo[i]; q < hi[i]; q++)
+      if (rt.pages.home[q] < 0 && (rt.pages.flags[q] & kAlloc)) want.push_back(q);
   if (want.empty() || want.size() < at_least) return;
   rt.st.s.home_lookups++;
   got.resize(want.size());
@@ -68,6 +71,12 @@ void proto_learn_homes(uint64_t lo, uint64_t hi, uint64_t at_least) {
     if (h >= 0) rt.pages.home[want[i]] = (int16_t)h;
   }
 }
+
+}  // namespace
+
+void proto_learn_homes(uint64_t lo, uint64_t hi, uint64_t at_least) { learn_homes(&lo, &hi, 1, at_least); }
+
+void proto_learn_homes_of(const uint64_t* lo, const uint64_t* hi, size_t n) { learn_homes(lo, hi, n, 1); }
 
 bool proto_claim_zeroed(uint64_t p) {
   uint64_t v = rt.tp.cas(dir_rank(p), Seg::Meta, dir_off(p), 0, (uint64_t)rt.rank + 1) & ~kHomeMarks;

@@ -9,6 +9,7 @@
 // wrote it after a rank asked to take it (migrate.cpp).
 // Thread safety: under the rank lock (threads.hpp).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace loom {
@@ -36,5 +37,8 @@ bool proto_claim_zeroed(uint64_t page);
 // least at_least of them are unknown (1: any); unclaimed pages stay
 // unknown.  Counted in home_lookups once.
 void proto_learn_homes(uint64_t lo, uint64_t hi, uint64_t at_least);
+// The same for n ranges [lo[i], hi[i]) at once (one batched load; a
+// fault's window and the windows it fetches along a stride).
+void proto_learn_homes_of(const uint64_t* lo, const uint64_t* hi, size_t n);
 
 }  // namespace loom

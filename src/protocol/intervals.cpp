@@ -273,6 +273,8 @@ void collect_home_writes() {
 
 uint64_t ivl_meta_bytes(int nranks) { return (8 + kIvlRecords * (kHead + (uint64_t)nranks + kIvlInline) + kIvlRuns) * 8; }
 
+bool ivl_fetch_joins(int h) { return rt.ivl.on && h != rt.rank && rt.ivl.locks_seen; }
+
 void ivl_before_fetch(int h, uint64_t first, uint64_t n) {
   Intervals& v = rt.ivl;
   // Before this rank's first lock acquire its copies need no tracking: a

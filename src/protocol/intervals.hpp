@@ -132,6 +132,7 @@ uint64_t ivl_meta_bytes(int nranks);
 
 // ---- from the hlrc protocol ----
 void ivl_before_fetch(int home, uint64_t first, uint64_t n);  // join the copy-sets
+bool ivl_fetch_joins(int home);  // whether ivl_before_fetch may message `home` (a round trip)
 void ivl_home_write(uint64_t page);                           // written in place
 // A home page written in place goes read-only outside this module (a
 // migration watch traps the home's next write): what was written while it

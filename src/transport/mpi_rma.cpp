@@ -177,6 +177,20 @@ void MpiRmaPath::get(int r, Seg s, uint64_t off, void* dst, size_t len) {
   wait_all(1, &rq, spin_, serve_fn_, serve_ctx_);
 }
 
+// Gets issued together, one wait for all: a fetch of several windows from a
+// home that computes waits for its serving once, not once a window.  (One
+// get of an indexed datatype over the windows measured the same across 2
+// emulated hosts: 212-294 us a window of a strided walk, against 222-267.)
+void MpiRmaPath::get_many(int r, Seg s, size_t n, const uint64_t* off, uint8_t* const* dst, const size_t* len) {
+  LOOM_ASSERT(n <= kGetsAtOnce);
+  WaitingIn in(waiting_);
+  MPI_Request rq[kGetsAtOnce];
+  for (size_t i = 0; i < n; i++)
+    check(MPI_Rget(dst[i], (int)len[i], MPI_BYTE, r, (MPI_Aint)off[i], (int)len[i], MPI_BYTE, win(s), &rq[i]),
+          "MPI_Rget");
+  wait_all((int)n, rq, spin_, serve_fn_, serve_ctx_);
+}
+
 void MpiRmaPath::put(int r, Seg s, uint64_t off, const void* src, size_t len) {
   check(MPI_Put(src, (int)len, MPI_BYTE, r, (MPI_Aint)off, (int)len, MPI_BYTE, win(s)), "MPI_Put");
   note_put(r, s);

@@ -96,6 +96,7 @@ class MpiRmaPath final : public Path {
 
   const char* name() const override { return "mpi"; }
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) override;
+  void get_many(int r, Seg s, size_t n, const uint64_t* off, uint8_t* const* dst, const size_t* len) override;
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) override;
   void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len,
                 size_t n) override;

@@ -100,6 +100,7 @@ struct TransportOptions {
 // the Transport method of the same name (the contract above); the facade
 // calls a path only for the ranks and segments its routes give it.
 constexpr uint64_t kNoCount = ~0ull;  // or_range without a count
+constexpr size_t kGetsAtOnce = 32;     // get_many's most
 
 class Path {
  public:
@@ -107,6 +108,11 @@ class Path {
   virtual const char* name() const = 0;
 
   virtual void get(int r, Seg s, uint64_t off, void* dst, size_t len) = 0;
+  // n gets from r (n <= kGetsAtOnce): get i is len[i] bytes at off[i] into
+  // dst[i].  One at a time unless a path can wait for all at once.
+  virtual void get_many(int r, Seg s, size_t n, const uint64_t* off, uint8_t* const* dst, const size_t* len) {
+    for (size_t i = 0; i < n; i++) get(r, s, off[i], dst[i], len[i]);
+  }
   virtual void put(int r, Seg s, uint64_t off, const void* src, size_t len) = 0;
   // n puts of runs {off[i], len[i]} (offsets from `base`, the same at the
   // target and in src): one put per run unless a path does better.
@@ -215,6 +221,11 @@ class Transport {
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) {
     if (s == Seg::Data && routes_[r].tell_reads) tell_reading(r);
     routes_[r].get[(int)s]->get(r, s, off, dst, len);
+  }
+  // Gets from r issued together, one wait for all (Path::get_many).
+  void get_many(int r, Seg s, size_t n, const uint64_t* off, uint8_t* const* dst, const size_t* len) {
+    if (s == Seg::Data && routes_[r].tell_reads) tell_reading(r);
+    routes_[r].get[(int)s]->get_many(r, s, n, off, dst, len);
   }
   // How often at most a reader tells a home that it reads its pages
   // (tell_reading; spin.hpp, idle_read_until).
