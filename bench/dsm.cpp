@@ -336,6 +336,54 @@ Summary pagefetch_busy_home(const Options& o, Summary by_gap[3]) {
   return rank1_summary(got);
 }
 
+// A walk down a column of blocks of a home that computes: rank 1 reads one
+// word of each page of 32 windows (LOOM_UNIT_PAGES each) 4 windows apart,
+// 50 us of computation between windows, while rank 0 computes (as a rank
+// reads the perimeter row of LU's column-major blocks).  Microseconds per
+// window on rank 1, the first round (cold) not counted; with the fetches
+// along the stride (`stride`, LOOM_STRIDE) and without.  Where the home is
+// mapped both are copies from its memory.
+Summary pagefetch_stride(const Options& o, bool stride) {
+  const int windows = o.tiny ? 8 : 32, step = 4, rounds = o.tiny ? 2 : 6;
+  loom_start_with([&](loom_config_t& k) {
+    k.prefetch = 0;
+    k.stride = stride ? 1 : 0;
+  });
+  loom_config_t c;
+  OK(loom_config_default(&c));
+  const size_t unit = c.unit_pages, window = unit * 4096;
+  char* raw = nullptr;
+  OK(loom_alloc_collective_at((size_t)(windows * step + 1) * window, 0, (void**)&raw));
+  char* a = (char*)(((uintptr_t)raw + window - 1) / window * window);
+  std::vector<double> per_window;
+  for (int r = 0; r < rounds; r++) {
+    if (rank() == 0)
+      for (size_t p = 0; p < (size_t)windows * step * unit; p++) a[p * 4096] = (char)(r + 1);
+    OK(loom_barrier());
+    const double t0 = MPI_Wtime();
+    if (rank() == 0) {
+      while (MPI_Wtime() < t0 + windows * 0.004) {  // longer than the walk, even at 4 ms a window
+      }
+    } else if (rank() == 1) {
+      long bad = 0;
+      double t = MPI_Wtime();
+      for (int w = 0; w < windows; w++) {
+        const double until = MPI_Wtime() + 50e-6;
+        while (MPI_Wtime() < until) {
+        }
+        for (size_t k = 0; k < unit; k++) bad += ((volatile char*)a)[((size_t)w * step * unit + k) * 4096] != (char)(r + 1);
+      }
+      t = MPI_Wtime() - t;
+      if (bad) std::fprintf(stderr, "pagefetch_stride: %ld stale pages\n", bad);
+      if (r > 0) per_window.push_back((t / windows - 50e-6) * 1e6);
+    }
+    OK(loom_barrier());
+  }
+  OK(loom_free_collective(raw));
+  loom_stop(nullptr);
+  return rank1_summary(per_window);
+}
+
 // Fetches that cross: both ranks fault on pages homed at the other at the
 // same time, as in a transpose, each home's application thread waiting in
 // its own fetch while the other's request reaches it.  Every fault fetches
@@ -511,6 +559,9 @@ void run_pagefetch(const Options& o, Report& rep) {
   rep.add(Result{"pagefetch_busy_home", {{"unit_pages", 1}}, "us", busy, {}, {}, {}});
   for (int g = 0; g < 3; g++)
     rep.add(Result{"pagefetch_busy_home_after", {{"computed_us", kBusyGaps[g] * 1e6}}, "us", by_gap[g], {}, {}, {}});
+  for (bool stride : {false, true})
+    rep.add(Result{"pagefetch_stride", {{"stride", stride ? 1.0 : 0.0}, {"unit_pages", (double)c.unit_pages}}, "us/window",
+                   pagefetch_stride(o, stride), {}, {}, {}});
   for (uint32_t unit : {1u, c.unit_pages})
     rep.add(Result{"pagefetch_crossed", {{"unit_pages", (double)unit}}, "us", pagefetch_crossed(o, unit), {}, {}, {}});
   double lookups = 0;
