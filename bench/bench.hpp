@@ -36,8 +36,10 @@ void run_calibrate(const Options& o, Report& r, const std::string& platform);
 // Loom lifecycle inside a benchmark program that owns MPI.
 // The DSM micro-benchmarks measure the protocol, which ranks of one host
 // skip when they share pages: loom_start turns LOOM_HOST_SHARE off unless
-// the variable is set; loom_start_default keeps every default (Jacobi, the
-// main job: what a program gets).
+// the variable is set, and the fetches along a stride (LOOM_STRIDE) too: a
+// benchmark of one fetch per fault that reads its pages in order would
+// otherwise time reads of pages fetched ahead; loom_start_default keeps
+// every default (Jacobi, the main job: what a program gets).
 void loom_start(uint32_t unit_pages = 0);
 void loom_start_default();
 void loom_start_with(const std::function<void(loom_config_t&)>& change, bool protocol = true);

@@ -31,6 +31,7 @@ void loom_start_with(const std::function<void(loom_config_t&)>& change, bool pro
   loom_config_t cfg;
   OK(loom_config_default(&cfg));
   if (protocol && !std::getenv("LOOM_HOST_SHARE")) cfg.host_share = 0;  // (bench.hpp)
+  if (protocol && !std::getenv("LOOM_STRIDE")) cfg.stride = 0;          // (bench.hpp)
   change(cfg);
   OK(loom_init(nullptr, nullptr, &cfg));
 }
