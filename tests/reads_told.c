@@ -3,7 +3,7 @@
  * idle_read_until), at most once every 0.5 ms: a home that gets the word
  * while it waits polls instead of napping for a while, since its MPI
  * progresses a get only inside its next call.  Rank 0 homes P pages and waits in a barrier while every other rank
- * reads them all, a fault a page (LOOM_UNIT_PAGES=1).  Checked: the data;
+ * reads them all, a fault a page (LOOM_UNIT_PAGES=1, LOOM_STRIDE=0).  Checked: the data;
  * the statistics' reads_told as the environment expects (EXPECT_READS_TOLD:
  * "some" where the pages come by MPI_Get and rank 0's cores are taken,
  * "none" where they do not or the pages come otherwise) from the ranks that
