@@ -543,6 +543,20 @@ bool get_unlocked(int h, uint64_t first, uint64_t n) {
   return fetch_back(gen);
 }
 
+// Pages [first, first + n) just fetched from h into their slots: read-only
+// copies, cached, their reading history noted, counted.
+void installed_fetched(int h, uint64_t first, uint64_t n) {
+  PageTable& pt = rt.pages;
+  vm_protect(first, n, kRO);
+  for (uint64_t q = first; q < first + n; q++) {
+    pt.state[q] = kRO;
+    list_cached(q);
+  }
+  note_fetched(first, first + n, h);
+  rt.st.s.pages_fetched += n;
+  rt.st.s.bytes_fetched += n * kPage;
+}
+
 // ---- fetches along a stride --------------------------------------------------
 //
 // A rank that reads another host's pages a constant step apart (LU's row of
@@ -562,7 +576,8 @@ bool get_unlocked(int h, uint64_t first, uint64_t n) {
 // adaptive protocol compares.
 constexpr uint32_t kStrideFirst = 2, kStrideMost = 16;  // windows fetched ahead
 constexpr size_t kStrideStreams = 64;                    // streams followed: a home's is rank mod 64
-static_assert(1 + kStrideMost <= kGetsAtOnce, "a fault's gets must fit get_many");
+constexpr size_t kStrideRuns = kGetsAtOnce - 1;          // runs ahead (with the fault's window: one get_many)
+static_assert(kStrideMost <= kStrideRuns, "a window a run must fit");
 
 struct StrideStream {
   int home = -1;
@@ -597,7 +612,7 @@ uint32_t stride_note(int h, int64_t w, int64_t* step) {
 // Runs of pages a fault fetches ahead along its stream's step.
 struct StrideRuns {
   size_t n = 0;
-  uint64_t first[kStrideMost * 2], count[kStrideMost * 2];
+  uint64_t first[kStrideRuns], count[kStrideRuns];
 };
 
 // The windows w + step, w + 2 step, ... (up to `want`) ahead of a fault on
@@ -624,7 +639,6 @@ void stride_runs(uint64_t p, int h, int64_t w, int64_t step, uint32_t want, uint
     if (!fits(lo[k], hi[k], true)) break;
   }
   proto_learn_homes_of(lo, hi, k);
-  constexpr size_t kRuns = sizeof out.first / sizeof out.first[0];
   out.n = 0;
   uint32_t i = 0;  // windows walked
   for (bool full = false; i < k && !full; i += full ? 0 : 1) {
@@ -642,7 +656,7 @@ void stride_runs(uint64_t p, int h, int64_t w, int64_t step, uint32_t want, uint
       while (e < hi[i] && fetchable(e, h, pt.mode[p], skip, false)) e++;
       out.first[out.n] = q, out.count[out.n] = e - q, out.n++;
       q = e;
-      full = out.n == kRuns;  // (the window's rest is left to its fault)
+      full = out.n == kStrideRuns;  // (the window's rest is left to its fault)
     }
   }
   StrideStream& s = g_stride[(size_t)h % kStrideStreams];
@@ -653,29 +667,19 @@ void stride_runs(uint64_t p, int h, int64_t w, int64_t step, uint32_t want, uint
 // all; the runs ahead then become read-only copies as the window does
 // (make_readable).
 void get_with_runs(int h, uint64_t first, uint64_t n, const StrideRuns& ahead) {
-  PageTable& pt = rt.pages;
-  uint64_t off[1 + kStrideMost * 2];
-  uint8_t* dst[1 + kStrideMost * 2];
-  size_t len[1 + kStrideMost * 2];
+  uint64_t off[kGetsAtOnce];
+  uint8_t* dst[kGetsAtOnce];
+  size_t len[kGetsAtOnce];
   off[0] = first * kPage, dst[0] = slot(first), len[0] = n * kPage;
   for (size_t i = 0; i < ahead.n; i++) {
     page_protocol(ahead.first[i]).before_fetch(h, ahead.first[i], ahead.count[i]);
     populate(ahead.first[i], ahead.count[i]);
     off[1 + i] = ahead.first[i] * kPage, dst[1 + i] = slot(ahead.first[i]), len[1 + i] = ahead.count[i] * kPage;
   }
-  for (size_t at = 0; at < 1 + ahead.n; at += kGetsAtOnce)
-    rt.tp.get_many(h, Seg::Data, std::min(kGetsAtOnce, 1 + ahead.n - at), off + at, dst + at, len + at);
+  rt.tp.get_many(h, Seg::Data, 1 + ahead.n, off, dst, len);
   for (size_t i = 0; i < ahead.n; i++) {
-    const uint64_t a = ahead.first[i], k = ahead.count[i];
-    vm_protect(a, k, kRO);
-    for (uint64_t q = a; q < a + k; q++) {
-      pt.state[q] = kRO;
-      list_cached(q);
-    }
-    note_fetched(a, a + k, h);
-    rt.st.s.pages_fetched += k;
-    rt.st.s.bytes_fetched += k * kPage;
-    rt.st.s.pages_strided += k;
+    installed_fetched(h, ahead.first[i], ahead.count[i]);
+    rt.st.s.pages_strided += ahead.count[i];
   }
 }
 
@@ -762,14 +766,7 @@ bool make_readable(uint64_t p, bool may_unlock) {
     rt.tp.get(h, Seg::Data, first * kPage, slot(first), n * kPage);
     if (compared) adapt_compare_dropped(first, n);
   }
-  vm_protect(first, n, kRO);
-  for (uint64_t q = first; q < end; q++) {
-    pt.state[q] = kRO;
-    list_cached(q);
-  }
-  note_fetched(first, end, h);
-  rt.st.s.pages_fetched += n;
-  rt.st.s.bytes_fetched += n * kPage;
+  installed_fetched(h, first, n);
   return true;
 }
 
