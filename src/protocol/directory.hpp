@@ -35,7 +35,9 @@ bool proto_claim_zeroed(uint64_t page);
 // Learns the homes of the allocated pages of [lo, hi) not known here, in
 // one batched load of their directory entries (a fault's window), if at
 // least at_least of them are unknown (1: any); unclaimed pages stay
-// unknown.  Counted in home_lookups once.
+// unknown.  Where the load goes to another host, the unknown entries those
+// ranks keep for the pages around [lo, hi) come with it (directory.cpp).
+// Counted in home_lookups once.
 void proto_learn_homes(uint64_t lo, uint64_t hi, uint64_t at_least);
 // The same for n ranges [lo[i], hi[i]) at once (one batched load; a
 // fault's window and the windows it fetches along a stride).
