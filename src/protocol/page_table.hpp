@@ -120,6 +120,8 @@ struct PageTable {
   ZeroArray<uint64_t> foreign;         // bit p: the view of page p maps its home's memfd, not this rank's
                                        // (LOOM_HOST_SHARE; core.cpp, share_fault); 1 bit a page
   uint32_t acquires = 0;               // acquires so far (the first is 1)
+  std::vector<uint32_t> span_learnt;   // per span of pages: 1 + the acquire count when a lookup last learnt
+                                       // its homes around a window (directory.cpp, learn_homes; sized there)
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy
@@ -139,6 +141,7 @@ struct PageTable {
         !foreign.assign((npages + 63) / 64))
       throw std::bad_alloc();
     acquires = 0;
+    span_learnt.clear();
     heap_checked.assign(npages, ~0u);
     dirty.clear();
     dirty.reserve(npages);
