@@ -3,7 +3,7 @@
 # with homes learnt a window at a time (SPAN=1, as before) and a span of 64
 # windows at a time (the default): a library built with timing.patch (a
 # line per lookup on stderr; SPAN overrides the span), in a worktree of
-# HEAD, under this checkout's apps.  2 emulated hosts x 1, a core each.
+# HEAD (or REV), under this checkout's apps.  2 emulated hosts x 1, a core each.
 # Needs `scripts/cluster.sh up 2`.
 #   sudo docs/results/issue10/learn_homes/run.sh > docs/results/issue10/learn_homes/lookups.txt
 set -e
@@ -11,8 +11,10 @@ cd "$(dirname "$0")/../../../.."
 repo=$PWD
 export MPIEXEC=${MPIEXEC:-$repo/.venv/bin/mpiexec}
 wt=/tmp/loom-learn-homes
-[ -d $wt ] || git worktree add -f $wt HEAD > /dev/null
-(cd $wt && git checkout -q --detach HEAD && git apply "$repo/docs/results/issue10/learn_homes/timing.patch" 2>/dev/null || true)
+rev=${REV:-$(git rev-parse HEAD)}
+[ -d $wt ] || git worktree add -f $wt "$rev" > /dev/null
+git -C $wt checkout -q -f --detach "$rev"
+git -C $wt apply "$repo/docs/results/issue10/learn_homes/timing.patch"
 cmake -G Ninja -S $wt -B $wt/build -DCMAKE_BUILD_TYPE=Release -DLOOM_BUILD_TESTS=OFF -DLOOM_BUILD_APPS=OFF \
   -DLOOM_BUILD_BENCH=OFF -DMPI_C_COMPILER=$repo/.venv/bin/mpicc -DMPI_CXX_COMPILER=$repo/.venv/bin/mpicxx > /dev/null
 ninja -C $wt/build loom > /dev/null
