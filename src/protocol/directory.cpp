@@ -53,8 +53,9 @@ namespace {
 // entries of the unknown pages around the window (kLearnSpan windows,
 // aligned): such a load waits for the other host, often for its protocol
 // thread to get a core back, while more words in the same messages cost
-// next to nothing.  (LU across two emulated hosts: a far lookup a fault,
-// 45-61 a rank and 13-15 ms in all, became 3 and 2.7 ms.)  No rank the
+// next to nothing.  (LU across two emulated hosts: a far lookup nearly
+// every fault, 47-64 a rank and 6-17 ms in all, became 3-5 and 1.5-2.5
+// ms; BENCHMARKS.md, "Homes learnt a span at a time".)  No rank the
 // window does not ask is asked, so no message is added.
 constexpr uint64_t kLearnSpan = 64;
 
