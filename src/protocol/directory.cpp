@@ -73,25 +73,21 @@ void learn_homes(const uint64_t* lo, const uint64_t* hi, size_t n, uint64_t at_l
       if (unknown(q)) want.push_back(q);
   if (want.empty()) return;
   const size_t window = want.size();
-  if (n == 1 && !rt.tp.all_direct()) {
+  const uint64_t span = rt.cfg.unit_pages * kLearnSpan, s = lo[0] / span;
+  bool far = false;
+  if (n == 1 && !rt.tp.all_direct())
+    for (size_t i = 0; i < window && !far; i++) far = !rt.tp.is_direct((int)dir_rank(want[i]));
+  if (far && pt.span_learnt.size() <= s) pt.span_learnt.resize(rt.npages / span + 1, 0);
+  // Once a span between acquires: its pages that no rank had claimed stay
+  // unknown, and every window's lookup would ask them again (loom_bench
+  // pagefetch_sparse: 55 -> 74 us a fault).
+  if (far && pt.span_learnt[s] != pt.acquires + 1) {
+    pt.span_learnt[s] = pt.acquires + 1;
     asked.assign((size_t)rt.nranks, 0);
-    bool far = false;
-    for (uint64_t q : want) {
-      const int r = (int)dir_rank(q);
-      asked[(size_t)r] = 1;
-      far = far || !rt.tp.is_direct(r);
-    }
-    const uint64_t span = rt.cfg.unit_pages * kLearnSpan, s = lo[0] / span;
-    if (pt.span_learnt.size() <= s) pt.span_learnt.resize(rt.npages / span + 1, 0);
-    // Once a span between acquires: its pages that no rank had claimed
-    // stay unknown, and every window's lookup would ask them again
-    // (loom_bench pagefetch_sparse: 55 -> 74 us a fault).
-    if (far && pt.span_learnt[s] != pt.acquires + 1) {
-      pt.span_learnt[s] = pt.acquires + 1;
-      const uint64_t slo = s * span, shi = std::min(slo + span, rt.npages);
-      for (uint64_t q = slo; q < shi; q++)
-        if ((q < lo[0] || q >= hi[0]) && asked[dir_rank(q)] && unknown(q)) want.push_back(q);
-    }
+    for (size_t i = 0; i < window; i++) asked[dir_rank(want[i])] = 1;
+    const uint64_t slo = s * span, shi = std::min(slo + span, rt.npages);
+    for (uint64_t q = slo; q < shi; q++)
+      if ((q < lo[0] || q >= hi[0]) && asked[dir_rank(q)] && unknown(q)) want.push_back(q);
   }
   if (window < at_least && want.size() == window) return;
   rt.st.s.home_lookups++;
