@@ -80,7 +80,7 @@ void learn_homes(const uint64_t* lo, const uint64_t* hi, size_t n, uint64_t at_l
   if (far && pt.span_learnt.size() <= s) pt.span_learnt.resize(rt.npages / span + 1, 0);
   // Once a span between acquires: its pages that no rank had claimed stay
   // unknown, and every window's lookup would ask them again (loom_bench
-  // pagefetch_sparse: 55 -> 74 us a fault).
+  // pagefetch_sparse across hosts: 1.4x the fault; BENCHMARKS.md).
   if (far && pt.span_learnt[s] != pt.acquires + 1) {
     pt.span_learnt[s] = pt.acquires + 1;
     asked.assign((size_t)rt.nranks, 0);
