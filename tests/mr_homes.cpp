@@ -32,8 +32,11 @@ int main(int argc, char** argv) {
   uint64_t* win_b = (uint64_t*)(rt.base + (a0 + unit) * kPage);
   const size_t w = kPage / 8;  // words a page
   if (r == 0) {
-    for (uint64_t i = 0; i < 5; i++) win_a[i * w] = value(a0 + i);
-    for (uint64_t i = 0; i < 6; i++) win_b[i * w] = value(a0 + unit + i);
+    // In descending order: touched in address order where a rank is not
+    // mapped, the pages would be claimed in runs, past the written ones
+    // (directory.cpp, claim_run).
+    for (uint64_t i = 5; i-- > 0;) win_a[i * w] = value(a0 + i);
+    for (uint64_t i = 6; i-- > 0;) win_b[i * w] = value(a0 + unit + i);
     int h = 0;
     CHECK_OK(loom_home_of(&win_a[5 * w], &h));
     CHECK(h == -1);  // (claimed page by page: the test's premise)

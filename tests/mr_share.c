@@ -17,8 +17,10 @@
  * 6. first touch in address order: rank 0 sweeps pages 0-39 of a block, the
  *    last rank then 40-63.  Sharing, a run claims the rest of its unit
  *    (LOOM_UNIT_PAGES, 8) at once, so rank 0 faults about once a unit and
- *    fewer than 8 pages past 39 are rank 0's; copying, every page is its
- *    first toucher's.  Every rank reads what the other wrote.
+ *    fewer than 8 pages past 39 are rank 0's; copying with every peer
+ *    mapped, every page is its first toucher's; where a peer is not mapped,
+ *    rank 0's claims run ahead of its touches, at most 8 units
+ *    (directory.cpp, claim_run).  Every rank reads what the other wrote.
  *
  * mr_share T runs T threads per rank: every thread reads every page (a
  * rank's threads fault on the same pages at once, and it must still map or
@@ -165,7 +167,8 @@ static void body(int w, int nw) {
   mr_wfree(b);
 
   /* 6. */
-  enum { T = 64, CUT = 40, UNIT = 8 };
+  enum { T = 64, CUT = 40, UNIT = 8, RUN = 8 * UNIT };
+  const int mapped = loom_direct_peers() == n - 1, most = shared ? UNIT - 1 : mapped ? 0 : RUN;
   uint64_t* d = (uint64_t*)mr_walloc((size_t)T * 4096, -1);
   const int last = n - 1;
   if (r == 0 && t == 0) {
@@ -191,12 +194,13 @@ static void body(int w, int nw) {
     if (p < CUT) wrong += h != 0;
     else if (h == 0) {
       ahead += 1;
-      wrong += p >= CUT + UNIT;
+      wrong += p >= CUT + most;
     } else
       wrong += h != last;
   }
   CHECK(wrong == 0);
-  if (n > 1) CHECK(shared ? ahead < UNIT : ahead == 0);
+  if (n > 1) CHECK(ahead <= most);
+  if (n > 1 && ahead > most) fprintf(stderr, "mr_share: %d pages past %d are rank 0's (at most %d)\n", ahead, CUT, most);
   mr_wfree(d);
 }
 

@@ -24,11 +24,76 @@ int dir_home(uint64_t p) {
   return home_in_word(rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)));
 }
 
+namespace {
+
+// First touch in address order where some rank is not mapped: a claim is a
+// load and a compare-and-swap of the page's entry, whose rank (p mod N) is
+// often on another host, where the request waits for that host's protocol
+// thread.  A rank whose first touch of p follows its own claim of p - 1 (a
+// setup loop) claims the unclaimed pages from p on in one batch instead: a
+// load of their entries, the slots zeroed, then their compare-and-swaps
+// together (Transport::cas_many).  The run stops at the first page
+// another rank holds, or that is not a fresh page of p's kind; it is the
+// rest of p's unit, twice the last run's length when p is where the last
+// run ended, at most kClaimUnits units.  Pages it claims are this rank's
+// even if another rank touches them first: at most the run's length past
+// where the rank's touches end, and migration moves a page that another
+// rank alone keeps writing (migrate.hpp).
+constexpr uint64_t kClaimUnits = 8;
+
+int claim_run(uint64_t p) {
+  // Scratch of the fault path (under the rank lock), never destroyed: see
+  // runtime.hpp.
+  static std::vector<uint64_t>& got = *new std::vector<uint64_t>();
+  static uint64_t first;
+  PageTable& pt = rt.pages;
+  const uint64_t unit = rt.cfg.unit_pages;
+  const uint64_t len = p == pt.claim_next ? std::min(2 * pt.claim_len, kClaimUnits * unit) : unit - p % unit;
+  const uint64_t hi = std::min(p + len, rt.npages);
+  const uint8_t kind = pt.flags[p] & (kAlloc | kSingle);
+  uint64_t end = p;
+  while (end < hi && pt.state[end] == kNone && pt.home[end] < 0 && (pt.flags[end] & (kAlloc | kSingle)) == kind &&
+         pt.mode[end] == pt.mode[p])
+    end++;
+  if (end == p) return -2;
+  first = p;
+  auto at = [](size_t i, int* r, uint64_t* off) {
+    *r = (int)dir_rank(first + i);
+    *off = dir_off(first + i);
+  };
+  rt.st.s.home_lookups++;
+  got.resize(end - p);
+  rt.tp.load_many(end - p, at, got.data());
+  uint64_t n = 0;
+  while (n < end - p && got[n] == 0) n++;
+  if (n < end - p && home_in_word(got[n]) >= 0) pt.home[p + n] = (int16_t)home_in_word(got[n]);
+  if (n == 0) return pt.home[p] >= 0 ? pt.home[p] : -2;
+  // Zeroed before they are offered (no page of the run is cached here).
+  std::memset(slot(p), 0, n * kPage);
+  rt.tp.cas_many(n, at, 0, (uint64_t)rt.rank + 1, got.data());
+  uint64_t won = n;
+  for (uint64_t i = 0; i < n; i++) {
+    const int h = home_in_word(got[i]);
+    pt.home[p + i] = (int16_t)(h >= 0 ? h : rt.rank);
+    if (h >= 0 && won == n) won = i;
+  }
+  pt.claim_first = p;
+  pt.claim_next = p + won;
+  pt.claim_len = len;
+  return pt.home[p];
+}
+
+}  // namespace
+
 int proto_home(uint64_t p, bool claim) {
   int h = rt.pages.home[p];
   // A known home is current: a page moves only inside a barrier, and every
   // rank hears of it before leaving (migrate.hpp).
   if (h >= 0) return h;
+  if (claim && p > 0 && rt.pages.home[p - 1] == rt.rank && !rt.tp.all_direct()) {
+    h = claim_run(p);
+    if (h != -2) return h;
+  }
   rt.st.s.home_lookups++;
   uint64_t v = rt.tp.load(dir_rank(p), Seg::Meta, dir_off(p)) & ~kHomeMarks;
   if (v == 0 && claim) {
@@ -106,6 +171,13 @@ void learn_homes(const uint64_t* lo, const uint64_t* hi, size_t n, uint64_t at_l
 }
 
 }  // namespace
+
+uint64_t proto_claimed_run(uint64_t p) {
+  PageTable& pt = rt.pages;
+  if (p != pt.claim_first || p >= pt.claim_next) return 0;
+  pt.claim_first = pt.claim_next;
+  return pt.claim_next - p;
+}
 
 void proto_learn_homes(uint64_t lo, uint64_t hi, uint64_t at_least) { learn_homes(&lo, &hi, 1, at_least); }
 

@@ -32,6 +32,10 @@ int proto_home(uint64_t page, bool claim);
 // without zeroing its slot (the caller did): false if another rank claimed
 // it first (its home is cached then).
 bool proto_claim_zeroed(uint64_t page);
+// Where page starts this rank's last run of claims in address order
+// (directory.cpp, claim_run): the run's length from page, once; else 0.
+// HLRC registers the run's pages as written together.
+uint64_t proto_claimed_run(uint64_t page);
 // Learns the homes of the allocated pages of [lo, hi) not known here, in
 // one batched load of their directory entries (a fault's window), if at
 // least at_least of them are unknown (1: any); unclaimed pages stay

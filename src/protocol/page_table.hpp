@@ -122,6 +122,9 @@ struct PageTable {
   uint32_t acquires = 0;               // acquires so far (the first is 1)
   std::vector<uint32_t> span_learnt;   // per span of pages: 1 + the acquire count when a lookup last learnt
                                        // its homes around a window (directory.cpp, learn_homes; sized there)
+  uint64_t claim_first = 0;            // this rank's last run of claims (directory.cpp, claim_run): its
+  uint64_t claim_next = 0;             // pages not yet registered as written (hlrc.cpp), the page after
+  uint64_t claim_len = 0;              // it, and the run's length asked
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy
@@ -142,6 +145,7 @@ struct PageTable {
       throw std::bad_alloc();
     acquires = 0;
     span_learnt.clear();
+    claim_first = claim_next = claim_len = 0;
     heap_checked.assign(npages, ~0u);
     dirty.clear();
     dirty.reserve(npages);

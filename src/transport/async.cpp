@@ -11,7 +11,9 @@
 //   puts     put records (common.hpp) {seg | len << 8, off} + len bytes
 //            padded to 8, at most kBatchBytes per message; kOpPutsAck
 //            replies one word when done.
-//   loads    a = n, then n Meta offsets; reply n words.
+//   loads    a = n, then n Meta offsets; reply n words.  kOpCases the
+//            same, each word compare-and-swapped from off to b, and kOpOrs,
+//            each ORed with b (reply: the old words).
 //   locks    kOpLockEnqueue, kOpLockRelease: a queue lock's operations at
 //            its home (Transport::lock_enqueue, lock_release); the release
 //            and the hand-over it may send on (kOpStoreQuiet) have no reply;
@@ -67,6 +69,8 @@ enum : uint32_t {
   kOpLockRelease = 16,  // off, a, b as above, then freed, locked_off, handover; no reply
   kOpLockKick = 17,     // off = lock id: the kick handler (sync.cpp); no reply
   kOpReading = 18,      // the sender reads this rank's pages by MPI_Get (spin.hpp, idle_read_until); no reply
+  kOpCases = 19,        // as kOpLoads, each word compare-and-swapped from off to b; reply the old words
+  kOpOrs = 20,          // as kOpLoads, each word ORed with b; reply the old words
 };
 
 constexpr int kTagReq = 1, kTagReply = 2;
@@ -390,7 +394,9 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
       }
       return;
     }
-    case kOpLoads: {
+    case kOpLoads:
+    case kOpCases:
+    case kOpOrs: {
       const uint64_t n = a;
       if (n > kMaxLoads || (uint64_t)bytes < (kHdrWords + n) * 8)
         fatal("async transport: a malformed load request from rank %d", src);
@@ -399,7 +405,16 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
         const uint64_t o = m[kHdrWords + i];
         inside(Seg::Meta, o, 8);
         if (o % 8) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)o, src);
-        out[i] = __atomic_load_n(word(base(Seg::Meta) + o), __ATOMIC_ACQUIRE);
+        uint64_t* w = word(base(Seg::Meta) + o);
+        if (op == kOpLoads) {
+          out[i] = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+        } else if (op == kOpOrs) {
+          out[i] = __atomic_fetch_or(w, b, __ATOMIC_ACQ_REL);
+        } else {
+          uint64_t expected = off;
+          __atomic_compare_exchange_n(w, &expected, b, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+          out[i] = expected;
+        }
       }
       reply(out.data(), n * 8);
       return;
@@ -723,11 +738,28 @@ void AsyncPath::flush() {
 void AsyncPath::sync_local() {}
 
 void AsyncPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
-  // Group the words by rank; the near ranks' are read here.
+  words_many(kOpLoads, n, at, 0, 0, out);
+}
+
+void AsyncPath::cas_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t expected, uint64_t desired,
+                         uint64_t* out) {
+  words_many(kOpCases, n, at, expected, desired, out);
+}
+
+void AsyncPath::or_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t bits, uint64_t* out) {
+  words_many(kOpOrs, n, at, 0, bits, out);
+}
+
+void AsyncPath::words_many(uint32_t op, size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t expected,
+                           uint64_t desired, uint64_t* out) {
+  // Group the words by rank; the near ranks' are done here.
   WordsByRank& w = lm_words_;
   const size_t remote = w.group(n, nranks_, at, near_ranks_.data());
   for (size_t i = 0; i < n; i++)
-    if (near_ranks_[w.rank[i]]) out[i] = near_->load(w.rank[i], Seg::Meta, w.off[i]);
+    if (near_ranks_[w.rank[i]])
+      out[i] = op == kOpLoads  ? near_->load(w.rank[i], Seg::Meta, w.off[i])
+               : op == kOpOrs ? near_->fetch_or(w.rank[i], Seg::Meta, w.off[i], desired)
+                              : near_->cas(w.rank[i], Seg::Meta, w.off[i], expected, desired);
   if (remote == 0) return;
   const std::vector<size_t>& start = w.start;
   // One message per rank and kMaxLoads words; every reply is posted before
@@ -743,10 +775,10 @@ void AsyncPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_
     for (size_t j = start[r]; j < start[r + 1]; j += kMaxLoads) {
       const size_t cnt = std::min(kMaxLoads, start[r + 1] - j);
       uint64_t* m = &lm_send_[sp];
-      m[0] = head(kOpLoads, Seg::Meta);
-      m[1] = 0;
+      m[0] = head(op, Seg::Meta);
+      m[1] = expected;
       m[2] = cnt;
-      m[3] = 0;
+      m[3] = desired;
       for (size_t q = 0; q < cnt; q++) m[kHdrWords + q] = w.off[w.order[j + q]];
       check(MPI_Irecv(&lm_recv_[j], (int)(cnt * 8), MPI_BYTE, r, kTagReply, acomm_, &reqs_[k++]), "MPI_Irecv");
       check(MPI_Isend(m, (int)((kHdrWords + cnt) * 8), MPI_BYTE, r, kTagReq, acomm_, &reqs_[k++]), "MPI_Isend");

@@ -220,4 +220,23 @@ void DirectPath::load_many(size_t n, void (*at_i)(size_t, int*, uint64_t*), uint
   }
 }
 
+void DirectPath::cas_many(size_t n, void (*at_i)(size_t, int*, uint64_t*), uint64_t expected, uint64_t desired,
+                          uint64_t* out) {
+  for (size_t i = 0; i < n; i++) {
+    int r;
+    uint64_t off;
+    at_i(i, &r, &off);
+    out[i] = cas(r, Seg::Meta, off, expected, desired);
+  }
+}
+
+void DirectPath::or_many(size_t n, void (*at_i)(size_t, int*, uint64_t*), uint64_t bits, uint64_t* out) {
+  for (size_t i = 0; i < n; i++) {
+    int r;
+    uint64_t off;
+    at_i(i, &r, &off);
+    out[i] = fetch_or(r, Seg::Meta, off, bits);
+  }
+}
+
 }  // namespace loom

@@ -465,13 +465,30 @@ void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, u
 // a release of 16 pages across two emulated hosts cost 5.4 ms instead of
 // 0.7 ms).
 void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
+  words_many(n, at, 0, MPI_NO_OP, out);
+}
+
+// The same accumulate with MPI_BOR; where this library's one-sided OR
+// fails (or_by_cas_), a compare-and-swap loop a word.
+void MpiRmaPath::or_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t bits, uint64_t* out) {
+  if (!or_by_cas_) return words_many(n, at, bits, MPI_BOR, out);
+  for (size_t i = 0; i < n; i++) {
+    int r;
+    uint64_t off;
+    at(i, &r, &off);
+    out[i] = or_by_cas(r, Seg::Meta, off, bits);
+  }
+}
+
+void MpiRmaPath::words_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t operand, MPI_Op op,
+                            uint64_t* out) {
   WaitingIn in(waiting_);
   YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
   WordsByRank& w = lm_words_;
   w.group(n, nranks_, at);
   lm_disp_.resize(n);
   for (size_t k = 0; k < n; k++) lm_disp_[k] = (int)(w.off[w.order[k]] / 8);  // Meta words are 8-byte aligned
-  lm_zero_.assign(n, 0);
+  lm_zero_.assign(n, operand);
   lm_recv_.resize(n);
   for (int r = 0; r < nranks_; r++) {
     const size_t first = w.start[r], k = w.start[r + 1] - first;
@@ -482,7 +499,7 @@ void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64
       // barrier's ring heads: 2.7 us per-word, 3.5 us with a datatype).
       for (size_t j = first; j < first + k; j++)
         check(MPI_Get_accumulate(&lm_zero_[j], 1, MPI_UINT64_T, &lm_recv_[j], 1, MPI_UINT64_T, r,
-                                 (MPI_Aint)lm_disp_[j] * 8, 1, MPI_UINT64_T, MPI_NO_OP, meta_win_),
+                                 (MPI_Aint)lm_disp_[j] * 8, 1, MPI_UINT64_T, op, meta_win_),
               "MPI_Get_accumulate");
       continue;
     }
@@ -490,12 +507,31 @@ void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64
     check(MPI_Type_create_indexed_block((int)k, 1, &lm_disp_[first], MPI_UINT64_T, &t), "MPI_Type_create_indexed_block");
     check(MPI_Type_commit(&t), "MPI_Type_commit");
     check(MPI_Get_accumulate(&lm_zero_[first], (int)k, MPI_UINT64_T, &lm_recv_[first], (int)k, MPI_UINT64_T, r, 0, 1, t,
-                             MPI_NO_OP, meta_win_),
+                             op, meta_win_),
           "MPI_Get_accumulate");
     check(MPI_Type_free(&t), "MPI_Type_free");
   }
   check(MPI_Win_flush_all(meta_win_), "MPI_Win_flush_all");
   for (size_t k = 0; k < n; k++) out[w.order[k]] = lm_recv_[k];
+}
+
+// One compare-and-swap a word (MPI has no indexed one), all issued before
+// one flush: across hosts the swaps to a rank travel together and their
+// round trips overlap.
+void MpiRmaPath::cas_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t expected, uint64_t desired,
+                          uint64_t* out) {
+  WaitingIn in(waiting_);
+  YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
+  cm_cmp_[0] = expected;
+  cm_cmp_[1] = desired;
+  for (size_t i = 0; i < n; i++) {
+    int r;
+    uint64_t off;
+    at(i, &r, &off);
+    check(MPI_Compare_and_swap(&cm_cmp_[1], &cm_cmp_[0], &out[i], MPI_UINT64_T, r, (MPI_Aint)off, meta_win_),
+          "MPI_Compare_and_swap");
+  }
+  check(MPI_Win_flush_all(meta_win_), "MPI_Win_flush_all");
 }
 
 }  // namespace loom

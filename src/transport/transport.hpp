@@ -152,6 +152,12 @@ class Path {
   // after the ORs (ordered after them at the target, complete with them).
   virtual void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) = 0;
   virtual void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) = 0;  // n > 0
+  // n > 0 compare-and-swaps of Meta words, each from `expected` to
+  // `desired`; out[i] is word i's old value.
+  virtual void cas_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t expected, uint64_t desired,
+                        uint64_t* out) = 0;
+  // n > 0 fetch-ORs of `bits` into Meta words; out[i] is word i's old value.
+  virtual void or_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t bits, uint64_t* out) = 0;
   // Queue locks served at their home (Transport::lock_enqueue): swap the
   // tail word at tail_off of r's Meta for `me`, and when the old tail named
   // a rank q (low kLockQueueBits bits q + 1), store `me` into q's link word
@@ -432,6 +438,19 @@ class Transport {
     if (n == 0) return;
     many_->load_many(n, at, out);
   }
+  // Compare-and-swaps of n Meta words, each from `expected` to `desired`
+  // (out[i]: word i's old value), issued together as load_many's loads
+  // are: one flush on MPI, one request per rank on requests.
+  void cas_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t expected, uint64_t desired,
+                uint64_t* out) {
+    if (n == 0) return;
+    many_->cas_many(n, at, expected, desired, out);
+  }
+  // The same for ORs of `bits` (fetch_or's meaning).
+  void or_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t bits, uint64_t* out) {
+    if (n == 0) return;
+    many_->or_many(n, at, bits, out);
+  }
 
  private:
   // How one peer is reached: put and get per segment, and its atomics.
@@ -481,7 +500,7 @@ class Transport {
     if (w.ranges.size() < kWritesKept) w.ranges.emplace_back(lo, hi);
     else w.over = true;
   }
-  Path* many_ = nullptr;       // load_many
+  Path* many_ = nullptr;       // load_many, cas_many, or_many
   Path* far_ = nullptr;        // flush and sync_local: the path besides direct, if any
   // The paths, created by init and deleted by finalize only: a job that
   // ends without loom_finalize must not run MPI or join threads from a
