@@ -23,18 +23,23 @@ import shlex
 import statistics
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run_once(cmd, timeout, env):
+    """The program's timed part and the whole launch's wall time (start-up,
+    set-up and exit included: what a user waits for), in seconds."""
+    t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    wall = time.monotonic() - t0
     for line in p.stdout.splitlines():
         if line.startswith("RESULT "):
             d = json.loads(line[len("RESULT "):])
             if not d.get("valid"):
                 sys.exit(f"ab_builds: {' '.join(cmd)} did not validate")
-            return d["time"]
+            return d["time"], wall
     sys.exit(f"ab_builds: {' '.join(cmd)} printed no result (exit {p.returncode}):\n{p.stderr[-2000:]}")
 
 
@@ -64,34 +69,41 @@ def main():
     prefix = shlex.split(a.launch) if a.launch else [a.mpiexec, "-n", str(a.np)]
     apps = a.apps.split(",")
     times = {(app, b): [] for app in apps for b in "ab"}
+    walls = {(app, b): [] for app in apps for b in "ab"}
     for rep in range(a.reps):
         for app in apps:
             order = "ab" if rep % 2 == 0 else "ba"
             for b in order:
                 exe = os.path.join(a.a if b == "a" else a.b, "apps", f"{app}_loom")
                 extra = ["--threads", str(a.threads)] if a.threads > 1 else []
-                times[(app, b)].append(run_once(prefix + [exe] + extra, a.timeout, envs[b]))
+                t, w = run_once(prefix + [exe] + extra, a.timeout, envs[b])
+                times[(app, b)].append(t)
+                walls[(app, b)].append(w)
         print(f"ab_builds: repetition {rep + 1} of {a.reps} done", file=sys.stderr, flush=True)
-        rows = summary(apps, times, quiet=True)
+        rows = summary(apps, times, walls, quiet=True)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump({"a": a.a, "b": a.b, "env_a": a.env_a, "env_b": a.env_b, "launch": prefix,
                            "threads": a.threads, "reps": rep + 1, "rows": rows}, f, indent=1)
     print(f"# {a.reps} repetitions, {' '.join(prefix)}" + (f" x {a.threads} threads" if a.threads > 1 else "") +
           f"; A = {a.a}{' ' + a.env_a if a.env_a else ''}, B = {a.b}{' ' + a.env_b if a.env_b else ''}")
-    print(f"{'program':10s} {'A s':>8s} {'B s':>8s} {'B/A':>6s}  A range / B range")
-    summary(apps, times, quiet=False)
+    print(f"{'program':10s} {'A s':>8s} {'B s':>8s} {'B/A':>6s}  A range / B range"
+          f"  | launch wall: {'A s':>8s} {'B s':>8s} {'B/A':>6s}")
+    summary(apps, times, walls, quiet=False)
     return 0
 
 
-def summary(apps, times, quiet):
+def summary(apps, times, walls, quiet):
     rows = []
     for app in apps:
         ta, tb = times[(app, "a")], times[(app, "b")]
         ma, mb = statistics.median(ta), statistics.median(tb)
+        wa, wb = statistics.median(walls[(app, "a")]), statistics.median(walls[(app, "b")])
         if not quiet:
-            print(f"{app:10s} {ma:8.3f} {mb:8.3f} {mb / ma:6.3f}  [{min(ta):.3f}, {max(ta):.3f}] / [{min(tb):.3f}, {max(tb):.3f}]")
-        rows.append({"app": app, "a": ta, "b": tb, "median_a": ma, "median_b": mb, "ratio": mb / ma})
+            print(f"{app:10s} {ma:8.3f} {mb:8.3f} {mb / ma:6.3f}  [{min(ta):.3f}, {max(ta):.3f}] / [{min(tb):.3f}, {max(tb):.3f}]"
+                  f"  | {wa:8.3f} {wb:8.3f} {wb / wa:6.3f}")
+        rows.append({"app": app, "a": ta, "b": tb, "median_a": ma, "median_b": mb, "ratio": mb / ma,
+                     "wall_a": walls[(app, "a")], "wall_b": walls[(app, "b")], "wall_ratio": wb / wa})
     return rows
 
 

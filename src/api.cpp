@@ -731,6 +731,7 @@ Status alloc_collective(size_t size, loom_home_policy_t policy, int home_rank, v
     placement_skip();
     ck.collective.push_back(b);
     for (uint64_t p = b.first; p < b.first + b.second; p++) rt.pages.flags[p] |= kAlloc;
+    rt.pages.mark_block(b.first, b.second);
     *out = rt.base + b.first * kPage;
     return Status::ok();
   }

@@ -212,6 +212,7 @@ bool heap_mark_if_allocated(uint64_t p) {
     rt.pages.flags[q] |= f;
     rt.pages.heap_checked[q] = (uint32_t)v;
   }
+  rt.pages.mark_block(b.first, b.npages());
   return true;
 }
 

@@ -16,7 +16,10 @@
  *   3. The runs' pages are in the writer sets: every rank caches the next
  *      rank's part, the owners write their parts again, and after a barrier
  *      every rank reads the new values (a run marked registered without its
- *      bits in the directory leaves those copies stale under HLRC). */
+ *      bits in the directory leaves those copies stale under HLRC).
+ *   4. A run stops where another block starts: rank 0 writes a whole block
+ *      in order, then the last rank first-touches the block allocated right
+ *      after it, and becomes the home of all its pages. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -78,5 +81,31 @@ int main(int argc, char** argv) {
                    (unsigned long long)sum);
   CHECK_OK(loom_barrier());
   CHECK_OK(loom_free_collective(m));
+
+  /* 4. */
+  enum { B = 64 };
+  uint64_t *ba = NULL, *bb = NULL;
+  CHECK_OK(loom_alloc_collective_policy(B * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&ba));
+  CHECK_OK(loom_alloc_collective_policy(B * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&bb));
+  CHECK((char*)bb == (char*)ba + B * 4096); /* first fit: the premise */
+  if (r == 0)
+    for (size_t p = 0; p < B; p++) ba[p * W] = value(p, 3);
+  CHECK_OK(loom_barrier());
+  if (r == n - 1)
+    for (size_t p = 0; p < B; p++) bb[p * W] = value(p, 4);
+  CHECK_OK(loom_barrier());
+  bad = wrong = 0;
+  for (size_t p = 0; p < B; p++) {
+    bad += ba[p * W] != value(p, 3) || bb[p * W] != value(p, 4);
+    int h = -2;
+    CHECK_OK(loom_home_of(&bb[p * W], &h));
+    wrong += h != n - 1;
+  }
+  CHECK(bad == 0 && wrong == 0);
+  if (bad || wrong)
+    fprintf(stderr, "rank %d: the next block: %zu pages read wrong, %zu not homed at rank %d\n", r, bad, wrong, n - 1);
+  CHECK_OK(loom_barrier());
+  CHECK_OK(loom_free_collective(bb));
+  CHECK_OK(loom_free_collective(ba));
   return mr_finish("mr_claim_runs");
 }

@@ -1546,6 +1546,7 @@ void proto_after_atomic(uint64_t p) {
 
 void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
   PageTable& pt = rt.pages;
+  if (allocated) pt.mark_block(first, n);
   for (uint64_t p = first; p < first + n; p++) {
     if (pt.home[p] != rt.rank && pt.state[p] != kNone) {
       LOOM_ASSERT(pt.state[p] != kRW || rt.shared);  // callers release first (a shared page is the home's)
@@ -1638,6 +1639,7 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
                        loom_protocol_t protocol, const int16_t* placed) {
   PageTable& pt = rt.pages;
   vm_protect(first, n, kNone);
+  if (allocated) pt.mark_block(first, n);
   const uint64_t N = (uint64_t)rt.nranks;
   uint64_t chunk = (n + N - 1) / N;
   for (uint64_t i = 0; i < n; i++) {

@@ -33,9 +33,12 @@ namespace {
 // setup loop) claims the unclaimed pages from p on in one batch instead: a
 // load of their entries, the slots zeroed, then their compare-and-swaps
 // together (Transport::cas_many).  The run stops at the first page
-// another rank holds, or that is not a fresh page of p's kind; it is the
-// rest of p's unit, twice the last run's length when p is where the last
-// run ended, at most kClaimUnits units.  Pages it claims are this rank's
+// another rank holds, that is not a fresh page of p's kind, or that starts
+// another block (Barnes-Hut: a run from a rank's part of the bodies into
+// the next block took the tree's root cells, whose writes by the other
+// rank then became diffs: 1.4x the program); it is the rest of p's unit,
+// twice the last run's length when p is where the last run ended, at most
+// kClaimUnits units.  Pages it claims are this rank's
 // even if another rank touches them first: at most the run's length past
 // where the rank's touches end, and migration moves a page that another
 // rank alone keeps writing (migrate.hpp).
@@ -53,7 +56,7 @@ int claim_run(uint64_t p) {
   const uint8_t kind = pt.flags[p] & (kAlloc | kSingle);
   uint64_t end = p;
   while (end < hi && pt.state[end] == kNone && pt.home[end] < 0 && (pt.flags[end] & (kAlloc | kSingle)) == kind &&
-         pt.mode[end] == pt.mode[p])
+         pt.mode[end] == pt.mode[p] && (end == p || !pt.starts_block(end)))
     end++;
   if (end == p) return -2;
   first = p;

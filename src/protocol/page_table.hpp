@@ -119,6 +119,8 @@ struct PageTable {
                                        // between the two before (0: unknown; core.cpp, note_fetched)
   ZeroArray<uint64_t> foreign;         // bit p: the view of page p maps its home's memfd, not this rank's
                                        // (LOOM_HOST_SHARE; core.cpp, share_fault); 1 bit a page
+  ZeroArray<uint64_t> starts;          // bit p: page p is the first of a block allocated here (claim runs
+                                       // stop there: directory.cpp, claim_run); 1 bit a page
   uint32_t acquires = 0;               // acquires so far (the first is 1)
   std::vector<uint32_t> span_learnt;   // per span of pages: 1 + the acquire count when a lookup last learnt
                                        // its homes around a window (directory.cpp, learn_homes; sized there)
@@ -141,7 +143,7 @@ struct PageTable {
     hint.assign(npages, 0);
     dropped_at.assign(npages, 0);
     if (!fetched_at.assign(npages) || !gap1.assign(npages) || !gap2.assign(npages) ||
-        !foreign.assign((npages + 63) / 64))
+        !foreign.assign((npages + 63) / 64) || !starts.assign((npages + 63) / 64))
       throw std::bad_alloc();
     acquires = 0;
     span_learnt.clear();
@@ -156,6 +158,13 @@ struct PageTable {
     hot = 0;
     release_work = false;
   }
+  // Pages [first, first+n) are one block: its first page starts it, no
+  // other does.
+  void mark_block(uint64_t first, uint64_t n) {
+    for (uint64_t p = first; p < first + n; p++) starts[p / 64] &= ~(1ull << (p % 64));
+    if (n) starts[first / 64] |= 1ull << (first % 64);
+  }
+  bool starts_block(uint64_t p) const { return (starts[p / 64] >> (p % 64)) & 1; }
   // Give the memory back (loom_finalize, or a failed loom_init); the
   // twin area must be unmapped first.
   void clear() { *this = PageTable{}; }
