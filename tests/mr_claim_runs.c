@@ -1,9 +1,8 @@
 /* First touch in address order where some rank is not mapped
- * (src/protocol/directory.cpp, claim_run): a rank that first-touches page p
- * right after its own claim of p - 1 claims the unclaimed pages from p on in
- * one batch (a load of their entries, then their compare-and-swaps
- * together), in runs that grow to 8 units; HLRC registers a run's pages as
- * written together (hlrc.cpp, register_run).
+ * (src/protocol/directory.cpp, claim_unit): a rank that first-touches page p
+ * right after its own claim of p - 1 claims the unclaimed pages of p's unit
+ * from p on in one batch: their compare-and-swaps, at a write their
+ * writer-set ORs (HLRC), and the load of the next unit's entries.
  *
  * Every rank first claims the first page of its part of a first-touch block
  * (PART pages a rank), and rank 0 one page X in the middle of rank 1's part;
@@ -12,12 +11,13 @@
  *      writer for every page but X, which stays rank 0's: a run stops at a
  *      page another rank claimed, and never crosses into the next part.
  *   2. Where some rank is not mapped, a rank's PART first touches take at
- *      most MAX_LOOKUPS home lookups (page by page: one each).
- *   3. The runs' pages are in the writer sets: every rank caches the next
+ *      most one directory round trip (home_lookups) a unit and a few more
+ *      (page by page: one each).
+ *   3. The claimed pages are in the writer sets: every rank caches the next
  *      rank's part, the owners write their parts again, and after a barrier
  *      every rank reads the new values (a run marked registered without its
  *      bits in the directory leaves those copies stale under HLRC).
- *   4. A run stops where another block starts: rank 0 writes a whole block
+ *   4. A claim stops where another block starts: rank 0 writes a whole block
  *      in order, then the last rank first-touches the block allocated right
  *      after it, and becomes the home of all its pages. */
 #include <stdint.h>
@@ -25,7 +25,7 @@
 
 #include "mr.h"
 
-enum { PART = 512, MAX_LOOKUPS = 24 };
+enum { PART = 512 };
 
 static uint64_t value(size_t page, int round) { return 0xc1a10000ull + page * 4 + (uint64_t)round; }
 
@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   mr_init(&argc, &argv);
   const int r = loom_rank(), n = loom_nranks();
   const size_t W = 512; /* words a page */
+  const char* unit_env = getenv("LOOM_UNIT_PAGES");
+  const size_t U = unit_env ? (size_t)atoi(unit_env) : 8, MAX_LOOKUPS = PART / U + 8;
   const size_t x = n > 1 ? PART + PART / 2 : (size_t)-1;
   uint64_t* m = NULL;
   CHECK_OK(loom_alloc_collective_policy((size_t)n * PART * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&m));
@@ -50,8 +52,8 @@ int main(int argc, char** argv) {
   if (loom_direct_peers() < n - 1) {
     CHECK(lookups <= MAX_LOOKUPS);
     if (lookups > MAX_LOOKUPS)
-      fprintf(stderr, "rank %d: %llu home lookups for %d pages first touched in order\n", r,
-              (unsigned long long)lookups, PART);
+      fprintf(stderr, "rank %d: %llu home lookups for %d pages first touched in order (at most %zu)\n", r,
+              (unsigned long long)lookups, PART, MAX_LOOKUPS);
   }
   CHECK_OK(loom_barrier());
 
@@ -82,30 +84,34 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_barrier());
   CHECK_OK(loom_free_collective(m));
 
-  /* 4. */
+  /* 4, twice: block a of B and of B + 1 pages, so that one of the two ends
+   * inside a unit (a claim of that unit would run into block b). */
   enum { B = 64 };
-  uint64_t *ba = NULL, *bb = NULL;
-  CHECK_OK(loom_alloc_collective_policy(B * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&ba));
-  CHECK_OK(loom_alloc_collective_policy(B * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&bb));
-  CHECK((char*)bb == (char*)ba + B * 4096); /* first fit: the premise */
-  if (r == 0)
-    for (size_t p = 0; p < B; p++) ba[p * W] = value(p, 3);
-  CHECK_OK(loom_barrier());
-  if (r == n - 1)
-    for (size_t p = 0; p < B; p++) bb[p * W] = value(p, 4);
-  CHECK_OK(loom_barrier());
-  bad = wrong = 0;
-  for (size_t p = 0; p < B; p++) {
-    bad += ba[p * W] != value(p, 3) || bb[p * W] != value(p, 4);
-    int h = -2;
-    CHECK_OK(loom_home_of(&bb[p * W], &h));
-    wrong += h != n - 1;
+  for (size_t extra = 0; extra < 2; extra++) {
+    uint64_t *ba = NULL, *bb = NULL;
+    CHECK_OK(loom_alloc_collective_policy((B + extra) * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&ba));
+    CHECK_OK(loom_alloc_collective_policy(B * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&bb));
+    CHECK((char*)bb == (char*)ba + (B + extra) * 4096); /* first fit: the premise */
+    if (r == 0)
+      for (size_t p = 0; p < B + extra; p++) ba[p * W] = value(p, 3);
+    CHECK_OK(loom_barrier());
+    if (r == n - 1)
+      for (size_t p = 0; p < B; p++) bb[p * W] = value(p, 4);
+    CHECK_OK(loom_barrier());
+    bad = wrong = 0;
+    for (size_t p = 0; p < B; p++) {
+      bad += ba[p * W] != value(p, 3) || bb[p * W] != value(p, 4);
+      int h = -2;
+      CHECK_OK(loom_home_of(&bb[p * W], &h));
+      wrong += h != n - 1;
+    }
+    CHECK(bad == 0 && wrong == 0);
+    if (bad || wrong)
+      fprintf(stderr, "rank %d: the next block: %zu pages read wrong, %zu not homed at rank %d\n", r, bad, wrong,
+              n - 1);
+    CHECK_OK(loom_barrier());
+    CHECK_OK(loom_free_collective(bb));
+    CHECK_OK(loom_free_collective(ba));
   }
-  CHECK(bad == 0 && wrong == 0);
-  if (bad || wrong)
-    fprintf(stderr, "rank %d: the next block: %zu pages read wrong, %zu not homed at rank %d\n", r, bad, wrong, n - 1);
-  CHECK_OK(loom_barrier());
-  CHECK_OK(loom_free_collective(bb));
-  CHECK_OK(loom_free_collective(ba));
   return mr_finish("mr_claim_runs");
 }

@@ -33,8 +33,8 @@ int main(int argc, char** argv) {
   const size_t w = kPage / 8;  // words a page
   if (r == 0) {
     // In descending order: touched in address order where a rank is not
-    // mapped, the pages would be claimed in runs, past the written ones
-    // (directory.cpp, claim_run).
+    // mapped, the rest of the window would be claimed with the second page
+    // (directory.cpp, claim_unit).
     for (uint64_t i = 5; i-- > 0;) win_a[i * w] = value(a0 + i);
     for (uint64_t i = 6; i-- > 0;) win_b[i * w] = value(a0 + unit + i);
     int h = 0;

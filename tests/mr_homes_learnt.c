@@ -81,8 +81,8 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_barrier());
 
   /* 3: the block's last page, unclaimed until rank 0 writes it (the
-   * home's first touches in address order claim ahead of themselves where
-   * some rank is not mapped, up to 8 windows: directory.cpp, claim_run). */
+   * home's first touches in address order claim the rest of a window at
+   * once where some rank is not mapped: directory.cpp, claim_unit). */
   const size_t q = pages - 1;
   if (r == 0) m[q * 512] = value(q);
   CHECK_OK(loom_barrier());

@@ -19,8 +19,9 @@
  *    (LOOM_UNIT_PAGES, 8) at once, so rank 0 faults about once a unit and
  *    fewer than 8 pages past 39 are rank 0's; copying with every peer
  *    mapped, every page is its first toucher's; where a peer is not mapped,
- *    rank 0's claims run ahead of its touches, at most 8 units
- *    (directory.cpp, claim_run).  Every rank reads what the other wrote.
+ *    rank 0 claims the rest of a unit at once too (directory.cpp,
+ *    claim_unit), so fewer than 8 pages past 39 are rank 0's.  Every rank
+ *    reads what the other wrote.
  *
  * mr_share T runs T threads per rank: every thread reads every page (a
  * rank's threads fault on the same pages at once, and it must still map or
@@ -167,8 +168,8 @@ static void body(int w, int nw) {
   mr_wfree(b);
 
   /* 6. */
-  enum { T = 64, CUT = 40, UNIT = 8, RUN = 8 * UNIT };
-  const int mapped = loom_direct_peers() == n - 1, most = shared ? UNIT - 1 : mapped ? 0 : RUN;
+  enum { T = 64, CUT = 40, UNIT = 8 };
+  const int most = shared || loom_direct_peers() < n - 1 ? UNIT - 1 : 0;
   uint64_t* d = (uint64_t*)mr_walloc((size_t)T * 4096, -1);
   const int last = n - 1;
   if (r == 0 && t == 0) {

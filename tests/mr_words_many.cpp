@@ -1,17 +1,20 @@
-// The batched word operations of the transport (Transport::cas_many,
-// or_many; load_many reads the results), on every path a mode builds: the
-// words of other ranks, of ranks this one maps, and its own.
+// The batched word operations of the transport (Transport::words), on
+// every path a mode builds: the words of other ranks, of ranks this one
+// maps, and its own.
 //
 // The words are the directory entries of a first-touch block nobody
 // touches (its pages' home words and this rank's plane of their writer
-// sets).  Every rank at once:
-//   1. compare-and-swaps every home word from 0 to its rank + 1, in one
-//      batch, the words in a rank-dependent order: exactly one rank gets 0
-//      back for each word, every other rank gets that winner's word, and
-//      the word holds the winner afterwards;
+// sets).  Every rank at once, in one batch of three groups (the words in a
+// rank-dependent order, one group empty):
+//   1. compare-and-swaps every home word from 0 to its rank + 1: exactly
+//      one rank gets 0 back for each word, every other rank gets that
+//      winner's word, and the word holds the winner afterwards;
 //   2. ORs its bit into every writer word: afterwards each word holds every
 //      rank's bit, and the old values a rank got hold no bit of its own.
-// The block is freed after, which resets its entries.
+// A second batch of load groups reads both back, one of them every home
+// word again and again, 25,000 words (more than a request message holds:
+// the async path splits them).  The block is freed after, which resets
+// its entries.
 #include "mr.h"
 #include "protocol/protocol.hpp"
 #include "runtime.hpp"
@@ -28,6 +31,7 @@ void home_word(size_t i, int* r, uint64_t* off) {
   *r = (int)dir_rank(page_at(i));
   *off = dir_off(page_at(i));
 }
+void home_word_again(size_t i, int* r, uint64_t* off) { home_word(i % g_n, r, off); }
 void writer_word(size_t i, int* r, uint64_t* off) {
   *r = (int)dir_rank(page_at(i));
   *off = dir_writers_off(page_at(i), my_plane());
@@ -46,13 +50,30 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> old(pages), now(pages), all((size_t)n * pages);
   CHECK_OK(loom_barrier());
 
-  rt.tp.cas_many(pages, home_word, 0, (uint64_t)r + 1, old.data());
+  uint64_t none = 0;
+  std::vector<uint64_t> ored(pages), bits(pages);
+  const WordGroup batch[3] = {{WordOp::Cas, pages, home_word, 0, (uint64_t)r + 1, old.data()},
+                              {WordOp::Load, 0, home_word, 0, 0, &none},
+                              {WordOp::Or, pages, writer_word, my_bit(), 0, ored.data()}};
+  rt.tp.words(batch, 3);
   // Back in page order, then every rank's results side by side.
   std::vector<uint64_t> mine(pages);
   for (uint64_t i = 0; i < pages; i++) mine[(i + (uint64_t)g_rot) % pages] = old[i];
   MPI_Allgather(mine.data(), (int)pages, MPI_UINT64_T, all.data(), (int)pages, MPI_UINT64_T, MPI_COMM_WORLD);
+  size_t own = 0;
+  for (uint64_t i = 0; i < pages; i++) own += (ored[i] & my_bit()) != 0;
+  CHECK(own == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
   g_rot = 0;
-  rt.tp.load_many(pages, home_word, now.data());
+  const size_t many = 25000;
+  std::vector<uint64_t> again(many);
+  const WordGroup reads[3] = {{WordOp::Load, pages, home_word, 0, 0, now.data()},
+                              {WordOp::Load, many, home_word_again, 0, 0, again.data()},
+                              {WordOp::Load, pages, writer_word, 0, 0, bits.data()}};
+  rt.tp.words(reads, 3);
+  size_t differ = 0;
+  for (size_t i = 0; i < many; i++) differ += again[i] != now[i % pages];
+  CHECK(differ == 0);
   size_t bad = 0;
   for (uint64_t p = 0; p < pages; p++) {
     int winners = 0, winner = -1;
@@ -65,21 +86,11 @@ int main(int argc, char** argv) {
   }
   CHECK(bad == 0);
   if (bad) fprintf(stderr, "rank %d: %zu home words without exactly one winner\n", r, bad);
-  MPI_Barrier(MPI_COMM_WORLD);
-
-  g_rot = r * 11;
-  rt.tp.or_many(pages, writer_word, my_bit(), old.data());
-  size_t own = 0;
-  for (uint64_t i = 0; i < pages; i++) own += (old[i] & my_bit()) != 0;
-  CHECK(own == 0);
-  MPI_Barrier(MPI_COMM_WORLD);
   // Every rank's bit, in every plane's word of every page.
   std::vector<uint64_t> want((size_t)rank_planes(), 0);
   for (int q = 0; q < n; q++) want[(size_t)plane_of(q)] |= bit_of(q);
   bad = 0;
-  g_rot = 0;
-  rt.tp.load_many(pages, writer_word, now.data());
-  for (uint64_t p = 0; p < pages; p++) bad += now[p] != want[(size_t)my_plane()];
+  for (uint64_t p = 0; p < pages; p++) bad += bits[p] != want[(size_t)my_plane()];
   CHECK(bad == 0);
   if (bad) fprintf(stderr, "rank %d: %zu writer words without every rank's bit\n", r, bad);
   MPI_Barrier(MPI_COMM_WORLD);

@@ -774,7 +774,7 @@ bool make_readable(uint64_t p, bool may_unlock) {
 bool make_writable(uint64_t p, bool may_unlock) {
   PageTable& pt = rt.pages;
   if (pt.state[p] == kRW) return true;
-  int h = proto_home(p, true);
+  int h = proto_home(p, true, true);
   if (h != rt.rank && pt.state[p] == kNone) {
     if (!make_readable(p, may_unlock)) return false;
     h = proto_home(p, true);
@@ -1546,6 +1546,7 @@ void proto_after_atomic(uint64_t p) {
 
 void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
   PageTable& pt = rt.pages;
+  pt.alloc_gen++;
   if (allocated) pt.mark_block(first, n);
   for (uint64_t p = first; p < first + n; p++) {
     if (pt.home[p] != rt.rank && pt.state[p] != kNone) {
@@ -1566,6 +1567,7 @@ void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
 
 void proto_forget_block(uint64_t first, uint64_t n) {
   PageTable& pt = rt.pages;
+  pt.alloc_gen++;
   bool dirty = false;
   for (uint64_t p = first; p < first + n; p++) {
     if (pt.state[p] == kRW && pt.home[p] != rt.rank) dirty = true;  // written after another rank freed it
@@ -1639,6 +1641,7 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
                        loom_protocol_t protocol, const int16_t* placed) {
   PageTable& pt = rt.pages;
   vm_protect(first, n, kNone);
+  pt.alloc_gen++;
   if (allocated) pt.mark_block(first, n);
   const uint64_t N = (uint64_t)rt.nranks;
   uint64_t chunk = (n + N - 1) / N;

@@ -26,75 +26,117 @@ int dir_home(uint64_t p) {
 
 namespace {
 
-// First touch in address order where some rank is not mapped: a claim is a
-// load and a compare-and-swap of the page's entry, whose rank (p mod N) is
-// often on another host, where the request waits for that host's protocol
-// thread.  A rank whose first touch of p follows its own claim of p - 1 (a
-// setup loop) claims the unclaimed pages from p on in one batch instead: a
-// load of their entries, the slots zeroed, then their compare-and-swaps
-// together (Transport::cas_many).  The run stops at the first page
-// another rank holds, that is not a fresh page of p's kind, or that starts
-// another block (Barnes-Hut: a run from a rank's part of the bodies into
-// the next block took the tree's root cells, whose writes by the other
-// rank then became diffs: 1.4x the program); it is the rest of p's unit,
-// twice the last run's length when p is where the last run ended, at most
-// kClaimUnits units.  Pages it claims are this rank's
-// even if another rank touches them first: at most the run's length past
-// where the rank's touches end, and migration moves a page that another
-// rank alone keeps writing (migrate.hpp).
-constexpr uint64_t kClaimUnits = 8;
+// First touch in address order where some rank is not mapped.  A claim is
+// a load and a compare-and-swap of the page's entry, and under HLRC the
+// first write ORs this rank's bit into its writer set: three round trips
+// where the entry's rank (p mod N) is on another host, each waiting for
+// that host's protocol thread (51-64 us a page at 2 hosts x 1).  A rank
+// whose first touch of p follows its own claim of p - 1 (a setup loop)
+// claims the rest of p's unit at once instead, as a rank sharing pages on
+// one host does (core.cpp, share_claim_run): the unit's entries are
+// already loaded (with the previous unit's claim) or loaded now, the
+// unclaimed pages' slots are zeroed, and one batch (Transport::words)
+// carries their compare-and-swaps, at a write fault their writer-set ORs,
+// and the load of the next unit's entries: one round trip a unit.  The
+// unit stops at the first page another rank holds, that is not a fresh
+// page of p's kind, or that starts another block.  Its pages are this
+// rank's even if another rank touches one first: at most LOOM_UNIT_PAGES -
+// 1 pages past where this rank's touches end, the bound on one host.
+// (Runs that grew to 8 units took whole column blocks of Linpack's
+// block-cyclic matrix from the rank that first-touched them next: 335-1302
+// migrations a run; and one that went on into the next block took
+// Barnes-Hut's root cells.)
 
-int claim_run(uint64_t p) {
+// Where [lo, hi) ends as a unit claim: the contiguous pages from lo that
+// are allocated like lo, not cached, with no home known, served by lo's
+// protocol and not the start of another block.
+uint64_t claim_end(uint64_t lo, uint64_t hi) {
+  const PageTable& pt = rt.pages;
+  const uint8_t kind = pt.flags[lo] & (kAlloc | kSingle);
+  uint64_t end = lo;
+  while (end < hi && pt.state[end] == kNone && pt.home[end] < 0 && (pt.flags[end] & (kAlloc | kSingle)) == kind &&
+         pt.mode[end] == pt.mode[lo] && (end == lo || !pt.starts_block(end)))
+    end++;
+  return end;
+}
+
+uint64_t g_first;  // the words' pages from g_first (claim_unit, under the rank lock)
+void home_word(size_t i, int* r, uint64_t* off) {
+  *r = (int)dir_rank(g_first + i);
+  *off = dir_off(g_first + i);
+}
+void writer_word(size_t i, int* r, uint64_t* off) {
+  *r = (int)dir_rank(g_first + i);
+  *off = dir_writers_off(g_first + i, my_plane());
+}
+uint64_t g_next;
+void next_word(size_t i, int* r, uint64_t* off) {
+  *r = (int)dir_rank(g_next + i);
+  *off = dir_off(g_next + i);
+}
+
+// The claim of p's unit from p; -2 where it does not apply (the caller
+// claims p alone).
+int claim_unit(uint64_t p, bool write) {
   // Scratch of the fault path (under the rank lock), never destroyed: see
   // runtime.hpp.
   static std::vector<uint64_t>& got = *new std::vector<uint64_t>();
-  static uint64_t first;
+  static std::vector<uint64_t>& swapped = *new std::vector<uint64_t>();
+  static std::vector<uint64_t>& ored = *new std::vector<uint64_t>();
+  static std::vector<uint64_t>& next = *new std::vector<uint64_t>();
   PageTable& pt = rt.pages;
-  const uint64_t unit = rt.cfg.unit_pages;
-  const uint64_t len = p == pt.claim_next ? std::min(2 * pt.claim_len, kClaimUnits * unit) : unit - p % unit;
-  const uint64_t hi = std::min(p + len, rt.npages);
-  const uint8_t kind = pt.flags[p] & (kAlloc | kSingle);
-  uint64_t end = p;
-  while (end < hi && pt.state[end] == kNone && pt.home[end] < 0 && (pt.flags[end] & (kAlloc | kSingle)) == kind &&
-         pt.mode[end] == pt.mode[p] && (end == p || !pt.starts_block(end)))
-    end++;
+  const uint64_t unit = rt.cfg.unit_pages, hi = std::min(p - p % unit + unit, rt.npages);
+  const uint64_t end = claim_end(p, hi);
   if (end == p) return -2;
-  first = p;
-  auto at = [](size_t i, int* r, uint64_t* off) {
-    *r = (int)dir_rank(first + i);
-    *off = dir_off(first + i);
-  };
-  rt.st.s.home_lookups++;
-  got.resize(end - p);
-  rt.tp.load_many(end - p, at, got.data());
+  g_first = p;
+  if (pt.ahead_gen == pt.alloc_gen && pt.ahead_first <= p && end <= pt.ahead_first + pt.ahead.size()) {
+    got.assign(pt.ahead.begin() + (ptrdiff_t)(p - pt.ahead_first), pt.ahead.begin() + (ptrdiff_t)(end - pt.ahead_first));
+  } else {
+    rt.st.s.home_lookups++;
+    got.resize(end - p);
+    rt.tp.load_many(end - p, home_word, got.data());
+  }
+  pt.ahead_gen = ~0u;
+  // Claimable: the pages up to the first entry that names a rank (that
+  // one, and what follows, the usual way: its word may be stale).
   uint64_t n = 0;
   while (n < end - p && got[n] == 0) n++;
-  if (n < end - p && home_in_word(got[n]) >= 0) pt.home[p + n] = (int16_t)home_in_word(got[n]);
-  if (n == 0) return pt.home[p] >= 0 ? pt.home[p] : -2;
-  // Zeroed before they are offered (no page of the run is cached here).
+  if (n == 0) return -2;
+  // Zeroed before they are offered (no page of the unit is cached here).
   std::memset(slot(p), 0, n * kPage);
-  rt.tp.cas_many(n, at, 0, (uint64_t)rt.rank + 1, got.data());
-  uint64_t won = n;
+  g_next = hi;
+  const uint64_t nn = hi < rt.npages && (pt.flags[hi] & kAlloc) ? std::min(hi + unit, rt.npages) - hi : 0;
+  const bool reg = write && page_protocol(p).writer_sets;
+  swapped.resize(n);
+  ored.resize(n);
+  next.resize(nn);
+  const WordGroup g[3] = {{WordOp::Cas, n, home_word, 0, (uint64_t)rt.rank + 1, swapped.data()},
+                          {WordOp::Load, nn, next_word, 0, 0, next.data()},
+                          {WordOp::Or, reg ? n : 0, writer_word, my_bit(), 0, ored.data()}};
+  rt.st.s.home_lookups++;
+  rt.tp.words(g, 3);
   for (uint64_t i = 0; i < n; i++) {
-    const int h = home_in_word(got[i]);
+    const int h = home_in_word(swapped[i]);
     pt.home[p + i] = (int16_t)(h >= 0 ? h : rt.rank);
-    if (h >= 0 && won == n) won = i;
+    if (!reg) continue;
+    pt.flags[p + i] |= kIWriter;
+    if (ored[i] & ~my_bit()) pt.flags[p + i] |= kOtherWritten;
   }
-  pt.claim_first = p;
-  pt.claim_next = p + won;
-  pt.claim_len = len;
+  pt.ahead.assign(next.begin(), next.end());
+  pt.ahead_first = hi;
+  pt.ahead_gen = pt.alloc_gen;
   return pt.home[p];
 }
 
 }  // namespace
 
-int proto_home(uint64_t p, bool claim) {
+int proto_home(uint64_t p, bool claim, bool write) {
   int h = rt.pages.home[p];
   // A known home is current: a page moves only inside a barrier, and every
   // rank hears of it before leaving (migrate.hpp).
   if (h >= 0) return h;
   if (claim && p > 0 && rt.pages.home[p - 1] == rt.rank && !rt.tp.all_direct()) {
-    h = claim_run(p);
+    h = claim_unit(p, write);
     if (h != -2) return h;
   }
   rt.st.s.home_lookups++;
@@ -174,13 +216,6 @@ void learn_homes(const uint64_t* lo, const uint64_t* hi, size_t n, uint64_t at_l
 }
 
 }  // namespace
-
-uint64_t proto_claimed_run(uint64_t p) {
-  PageTable& pt = rt.pages;
-  if (p != pt.claim_first || p >= pt.claim_next) return 0;
-  pt.claim_first = pt.claim_next;
-  return pt.claim_next - p;
-}
 
 void proto_learn_homes(uint64_t lo, uint64_t hi, uint64_t at_least) { learn_homes(&lo, &hi, 1, at_least); }
 

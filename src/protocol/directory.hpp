@@ -26,16 +26,15 @@ uint64_t dir_entry_bytes();        // one entry: 8 * (1 + rank_planes())
 // The home of page as the directory says now; -1 if unclaimed.
 int dir_home(uint64_t page);
 // The home of page (cached, else from the directory); with claim, an
-// unclaimed page becomes this rank's (first touch).  -1 if unclaimed.
-int proto_home(uint64_t page, bool claim);
+// unclaimed page becomes this rank's (first touch), and where this rank
+// claimed page - 1 and some rank is not mapped, so do the unclaimed pages
+// after it in its unit (directory.cpp, claim_unit; with write, this rank
+// registers as their writer too).  -1 if unclaimed.
+int proto_home(uint64_t page, bool claim, bool write = false);
 // Claim page, unclaimed as this rank last read its entry, for this rank
 // without zeroing its slot (the caller did): false if another rank claimed
 // it first (its home is cached then).
 bool proto_claim_zeroed(uint64_t page);
-// Where page starts this rank's last run of claims in address order
-// (directory.cpp, claim_run): the run's length from page, once; else 0.
-// HLRC registers the run's pages as written together.
-uint64_t proto_claimed_run(uint64_t page);
 // Learns the homes of the allocated pages of [lo, hi) not known here, in
 // one batched load of their directory entries (a fault's window), if at
 // least at_least of them are unknown (1: any); unclaimed pages stay

@@ -195,6 +195,7 @@ constexpr PageProtocol kOps = {
     .name = "erc",
     .needs_notices = true,
     .migrates = false,  // the copy-sets live at the home
+    .writer_sets = false,
     .before_fetch = before_fetch,
     .refreshed = refreshed,
     .before_write = before_write,

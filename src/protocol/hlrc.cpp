@@ -31,32 +31,9 @@ void writers_at(size_t i, int w, int* r, uint64_t* off) {
   *off = dir_writers_off((*g_pages)[i], w);
 }
 
-// The pages [p, p+n) of a run this rank just claimed (a first touch in
-// address order, directory.cpp): their bits together, one message per
-// rank, rather than a round trip a page to the entries on other hosts.
-void register_run(uint64_t p, uint64_t n) {
-  static std::vector<uint64_t>& old = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
-  static uint64_t first;
-  first = p;
-  old.resize(n);
-  rt.tp.or_many(
-      n,
-      [](size_t i, int* r, uint64_t* off) {
-        *r = (int)dir_rank(first + i);
-        *off = dir_writers_off(first + i, my_plane());
-      },
-      my_bit(), old.data());
-  for (uint64_t i = 0; i < n; i++) {
-    uint8_t& f = rt.pages.flags[p + i];
-    f |= kIWriter;
-    if (old[i] & ~my_bit()) f |= kOtherWritten;
-  }
-}
-
 void register_writer(uint64_t p) {
   uint8_t& f = rt.pages.flags[p];
   if (f & kIWriter) return;
-  if (const uint64_t n = proto_claimed_run(p); n > 1) return register_run(p, n);
   uint64_t old = rt.tp.fetch_or(dir_rank(p), Seg::Meta, dir_writers_off(p, my_plane()), my_bit());
   f |= kIWriter;
   // A cache of "another rank writes it": with more than 64 ranks the other
@@ -129,6 +106,7 @@ constexpr PageProtocol kOps = {
     .name = "hlrc",
     .needs_notices = false,
     .migrates = true,
+    .writer_sets = true,
     .before_fetch = before_fetch,
     .refreshed = refreshed,
     .before_write = before_write,

@@ -124,9 +124,10 @@ struct PageTable {
   uint32_t acquires = 0;               // acquires so far (the first is 1)
   std::vector<uint32_t> span_learnt;   // per span of pages: 1 + the acquire count when a lookup last learnt
                                        // its homes around a window (directory.cpp, learn_homes; sized there)
-  uint64_t claim_first = 0;            // this rank's last run of claims (directory.cpp, claim_run): its
-  uint64_t claim_next = 0;             // pages not yet registered as written (hlrc.cpp), the page after
-  uint64_t claim_len = 0;              // it, and the run's length asked
+  uint32_t alloc_gen = 0;              // allocations and frees here so far (mark_block, the drivers)
+  uint64_t ahead_first = 0;            // directory words of pages [ahead_first, +ahead_n) loaded by this
+  std::vector<uint64_t> ahead;         // rank's last claim of a unit, for the next (directory.cpp,
+  uint32_t ahead_gen = ~0u;            // claim_unit), in generation ahead_gen of alloc_gen
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy
@@ -147,7 +148,10 @@ struct PageTable {
       throw std::bad_alloc();
     acquires = 0;
     span_learnt.clear();
-    claim_first = claim_next = claim_len = 0;
+    alloc_gen = 0;
+    ahead_first = 0;
+    ahead.clear();
+    ahead_gen = ~0u;
     heap_checked.assign(npages, ~0u);
     dirty.clear();
     dirty.reserve(npages);
@@ -161,6 +165,7 @@ struct PageTable {
   // Pages [first, first+n) are one block: its first page starts it, no
   // other does.
   void mark_block(uint64_t first, uint64_t n) {
+    alloc_gen++;
     for (uint64_t p = first; p < first + n; p++) starts[p / 64] &= ~(1ull << (p % 64));
     if (n) starts[first / 64] |= 1ull << (first % 64);
   }

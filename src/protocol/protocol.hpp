@@ -126,6 +126,11 @@ struct PageProtocol {
   bool needs_notices;
   // LOOM_MIGRATE may move the home of its pages.
   bool migrates;
+  // A rank registers in the directory entry's writer set (its plane's
+  // word, my_bit) at its first write of a page and marks it kIWriter, with
+  // kOtherWritten where another rank's bit was set: a claim of a unit at a
+  // write fault does that for the unit's pages (directory.cpp).
+  bool writer_sets;
   // Before this rank fetches the run of pages [first, first+n) from `home`
   // (at a fault, or to refresh copies at least one of which is absent).
   void (*before_fetch)(int home, uint64_t first, uint64_t n);

@@ -11,9 +11,10 @@
 //   puts     put records (common.hpp) {seg | len << 8, off} + len bytes
 //            padded to 8, at most kBatchBytes per message; kOpPutsAck
 //            replies one word when done.
-//   loads    a = n, then n Meta offsets; reply n words.  kOpCases the
-//            same, each word compare-and-swapped from off to b, and kOpOrs,
-//            each ORed with b (reply: the old words).
+//   words    a = parts, b = their words in all; each part is a head
+//            {op | n << 8, a, b} and n Meta offsets, each word loaded,
+//            compare-and-swapped from a to b or ORed with a (WordOp);
+//            reply the old words, part after part.
 //   locks    kOpLockEnqueue, kOpLockRelease: a queue lock's operations at
 //            its home (Transport::lock_enqueue, lock_release); the release
 //            and the hand-over it may send on (kOpStoreQuiet) have no reply;
@@ -60,7 +61,7 @@ enum : uint32_t {
   kOpAdd = 7,
   kOpOr = 8,
   kOpSwap = 9,
-  kOpLoads = 10,   // n Meta offsets follow the header; reply n words
+  kOpWords = 10,   // parts of Meta word operations follow the header; reply their old words
   kOpStop = 11,    // from this rank itself at finalize: the thread exits
   kOpOrRange = 12, // OR b into a words from off; reply their old values
   kOpTyped = 13,   // a typed atomic (type, op in word 0); reply one word
@@ -69,8 +70,6 @@ enum : uint32_t {
   kOpLockRelease = 16,  // off, a, b as above, then freed, locked_off, handover; no reply
   kOpLockKick = 17,     // off = lock id: the kick handler (sync.cpp); no reply
   kOpReading = 18,      // the sender reads this rank's pages by MPI_Get (spin.hpp, idle_read_until); no reply
-  kOpCases = 19,        // as kOpLoads, each word compare-and-swapped from off to b; reply the old words
-  kOpOrs = 20,          // as kOpLoads, each word ORed with b; reply the old words
 };
 
 constexpr int kTagReq = 1, kTagReply = 2;
@@ -394,29 +393,39 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
       }
       return;
     }
-    case kOpLoads:
-    case kOpCases:
-    case kOpOrs: {
-      const uint64_t n = a;
-      if (n > kMaxLoads || (uint64_t)bytes < (kHdrWords + n) * 8)
-        fatal("async transport: a malformed load request from rank %d", src);
-      out.resize(n);
-      for (uint64_t i = 0; i < n; i++) {
-        const uint64_t o = m[kHdrWords + i];
-        inside(Seg::Meta, o, 8);
-        if (o % 8) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)o, src);
-        uint64_t* w = word(base(Seg::Meta) + o);
-        if (op == kOpLoads) {
-          out[i] = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-        } else if (op == kOpOrs) {
-          out[i] = __atomic_fetch_or(w, b, __ATOMIC_ACQ_REL);
-        } else {
-          uint64_t expected = off;
-          __atomic_compare_exchange_n(w, &expected, b, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-          out[i] = expected;
+    case kOpWords: {
+      const uint64_t parts = a, total = b;
+      const uint64_t words = (uint64_t)bytes / 8;
+      if (total > kMaxLoads) fatal("async transport: a malformed word request from rank %d", src);
+      out.resize(total);
+      uint64_t at = kHdrWords, done = 0;
+      for (uint64_t k = 0; k < parts; k++) {
+        if (at + 3 > words) fatal("async transport: a malformed word request from rank %d", src);
+        const uint64_t h = m[at], pa = m[at + 1], pb = m[at + 2], n = h >> 8;
+        const WordOp wop = (WordOp)(h & 0xff);
+        at += 3;
+        if (n > words - at || n > total - done || (h & 0xff) > (uint64_t)WordOp::Or)
+          fatal("async transport: a malformed word request from rank %d", src);
+        for (uint64_t i = 0; i < n; i++) {
+          const uint64_t o = m[at + i];
+          inside(Seg::Meta, o, 8);
+          if (o % 8) fatal("async transport: an unaligned atomic at %llu from rank %d", (unsigned long long)o, src);
+          uint64_t* w = word(base(Seg::Meta) + o);
+          uint64_t& r = out[done + i];
+          if (wop == WordOp::Load) {
+            r = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+          } else if (wop == WordOp::Or) {
+            r = __atomic_fetch_or(w, pa, __ATOMIC_ACQ_REL);
+          } else {
+            r = pa;
+            __atomic_compare_exchange_n(w, &r, pb, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+          }
         }
+        at += n;
+        done += n;
       }
-      reply(out.data(), n * 8);
+      if (done != total) fatal("async transport: a malformed word request from rank %d", src);
+      reply(out.data(), total * 8);
       return;
     }
     default:
@@ -737,56 +746,97 @@ void AsyncPath::flush() {
 // atomics: the facade's fence is all a load here needs.
 void AsyncPath::sync_local() {}
 
-void AsyncPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
-  words_many(kOpLoads, n, at, 0, 0, out);
-}
-
-void AsyncPath::cas_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t expected, uint64_t desired,
-                         uint64_t* out) {
-  words_many(kOpCases, n, at, expected, desired, out);
-}
-
-void AsyncPath::or_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t bits, uint64_t* out) {
-  words_many(kOpOrs, n, at, 0, bits, out);
-}
-
-void AsyncPath::words_many(uint32_t op, size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t expected,
-                           uint64_t desired, uint64_t* out) {
-  // Group the words by rank; the near ranks' are done here.
-  WordsByRank& w = lm_words_;
-  const size_t remote = w.group(n, nranks_, at, near_ranks_.data());
-  for (size_t i = 0; i < n; i++)
-    if (near_ranks_[w.rank[i]])
-      out[i] = op == kOpLoads  ? near_->load(w.rank[i], Seg::Meta, w.off[i])
-               : op == kOpOrs ? near_->fetch_or(w.rank[i], Seg::Meta, w.off[i], desired)
-                              : near_->cas(w.rank[i], Seg::Meta, w.off[i], expected, desired);
-  if (remote == 0) return;
-  const std::vector<size_t>& start = w.start;
-  // One message per rank and kMaxLoads words; every reply is posted before
-  // any request leaves, in the order of the requests to each rank.
-  size_t msgs = 0;
-  for (int r = 0; r < nranks_; r++) msgs += (start[r + 1] - start[r] + kMaxLoads - 1) / kMaxLoads;
-  lm_send_.resize(msgs * kHdrWords + remote);
-  lm_recv_.resize(remote);
-  reqs_.assign(2 * msgs, MPI_REQUEST_NULL);
-  size_t sp = 0, k = 0;
-  for (int r = 0; r < nranks_; r++) {
-    if (start[r + 1] > start[r]) send_batch(r);
-    for (size_t j = start[r]; j < start[r + 1]; j += kMaxLoads) {
-      const size_t cnt = std::min(kMaxLoads, start[r + 1] - j);
-      uint64_t* m = &lm_send_[sp];
-      m[0] = head(op, Seg::Meta);
-      m[1] = expected;
-      m[2] = cnt;
-      m[3] = desired;
-      for (size_t q = 0; q < cnt; q++) m[kHdrWords + q] = w.off[w.order[j + q]];
-      check(MPI_Irecv(&lm_recv_[j], (int)(cnt * 8), MPI_BYTE, r, kTagReply, acomm_, &reqs_[k++]), "MPI_Irecv");
-      check(MPI_Isend(m, (int)((kHdrWords + cnt) * 8), MPI_BYTE, r, kTagReq, acomm_, &reqs_[k++]), "MPI_Isend");
-      sp += kHdrWords + cnt;
+void AsyncPath::words(const WordGroup* g, size_t k) {
+  // Each group's words by rank; the near ranks' are done here.
+  if (wg_.size() < k) wg_.resize(k);
+  size_t remote = 0;
+  for (size_t j = 0; j < k; j++) {
+    WordsByRank& w = wg_[j];
+    const size_t n = g[j].n;
+    if (!n) {
+      w.start.assign(nranks_ + 1, 0);
+      continue;
+    }
+    remote += w.group(n, nranks_, g[j].at, near_ranks_.data());
+    for (size_t i = 0; i < n; i++) {
+      if (!near_ranks_[w.rank[i]]) continue;
+      const int r = w.rank[i];
+      g[j].out[i] = g[j].op == WordOp::Load  ? near_->load(r, Seg::Meta, w.off[i])
+                    : g[j].op == WordOp::Or ? near_->fetch_or(r, Seg::Meta, w.off[i], g[j].a)
+                                            : near_->cas(r, Seg::Meta, w.off[i], g[j].a, g[j].b);
     }
   }
+  if (remote == 0) return;
+  // Per rank, every group's words in one message (a part each), split
+  // where a message would pass kBatchBytes; every reply is posted before
+  // its request leaves, in the order of the requests to each rank.  A
+  // protocol thread sharing its core with computing threads got the core
+  // back once per message: three groups as three messages a rank took
+  // 80-110 us, one 28-33 us (2 hosts x 1, a core each).
+  constexpr size_t kCap = kMsgWords - kHdrWords;  // payload words a message
+  lm_recv_.resize(remote);
+  // Twice: the layout's size first (the buffers must not move once sent).
+  for (int pass = 0; pass < 2; pass++) {
+    const bool send = pass == 1;
+    wparts_.clear();
+    reqs_.clear();
+    size_t sp = 0, rp = 0;
+    for (int r = 0; r < nranks_; r++) {
+      size_t head_at = SIZE_MAX, used = 0, parts = 0, total = 0, reply_at = 0;
+      auto finish = [&] {
+        if (head_at == SIZE_MAX) return;
+        if (send) {
+          uint64_t* m = &lm_send_[head_at];
+          m[0] = head(kOpWords, Seg::Meta);
+          m[1] = 0;
+          m[2] = parts;
+          m[3] = total;
+          reqs_.push_back(MPI_REQUEST_NULL);
+          check(MPI_Irecv(&lm_recv_[reply_at], (int)(total * 8), MPI_BYTE, r, kTagReply, acomm_, &reqs_.back()),
+                "MPI_Irecv");
+          reqs_.push_back(MPI_REQUEST_NULL);
+          check(MPI_Isend(m, (int)((kHdrWords + used) * 8), MPI_BYTE, r, kTagReq, acomm_, &reqs_.back()),
+                "MPI_Isend");
+        }
+        head_at = SIZE_MAX;
+      };
+      bool any = false;
+      for (size_t j = 0; j < k; j++) any |= wg_[j].start[r + 1] > wg_[j].start[r];
+      if (any && send) send_batch(r);  // this rank's puts first
+      for (size_t j = 0; j < k; j++) {
+        const WordsByRank& w = wg_[j];
+        for (size_t i = w.start[r]; i < w.start[r + 1];) {
+          if (head_at != SIZE_MAX && used + 4 > kCap) finish();
+          if (head_at == SIZE_MAX) {
+            head_at = sp;
+            sp += kHdrWords;
+            used = parts = total = 0;
+            reply_at = rp;
+          }
+          const size_t n = std::min(w.start[r + 1] - i, kCap - used - 3);
+          if (send) {
+            uint64_t* part = &lm_send_[sp];
+            part[0] = (uint64_t)g[j].op | (uint64_t)n << 8;
+            part[1] = g[j].a;
+            part[2] = g[j].b;
+            for (size_t x = 0; x < n; x++) part[3 + x] = w.off[w.order[i + x]];
+            wparts_.push_back(WordPart{j, i, n, rp});
+          }
+          sp += 3 + n;
+          used += 3 + n;
+          rp += n;
+          parts++;
+          total += n;
+          i += n;
+        }
+      }
+      finish();
+    }
+    if (!send) lm_send_.resize(sp);
+  }
   wait_mine((int)reqs_.size(), reqs_.data());
-  for (size_t j = 0; j < remote; j++) out[w.order[j]] = lm_recv_[j];
+  for (const WordPart& p : wparts_)
+    for (size_t x = 0; x < p.n; x++) g[p.group].out[wg_[p.group].order[p.first + x]] = lm_recv_[p.reply + x];
 }
 
 void AsyncPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) {

@@ -84,10 +84,7 @@ class AsyncPath final : public Path {
   uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) override;
   uint64_t atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) override;
   void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) override;
-  void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) override;
-  void cas_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t expected, uint64_t desired,
-                uint64_t* out) override;
-  void or_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t bits, uint64_t* out) override;
+  void words(const WordGroup* g, size_t k) override;
   uint64_t lock_enqueue(int r, uint64_t tail_off, uint64_t link_base, uint64_t me) override;
   // Transport::lock_release for a home reached by requests: one message,
   // served by r, answered by nobody.
@@ -123,11 +120,6 @@ class AsyncPath final : public Path {
   void wait_mine(int n, MPI_Request* rq);  // the application thread's requests, serving meanwhile
   void send_unanswered(int r, const uint64_t* m, size_t bytes);  // a request nobody answers, sent via wait_mine
   uint64_t rpc_word(int r, uint64_t hdr, uint64_t off, uint64_t a, uint64_t b);  // hdr: word 0 of the request
-  // load_many, cas_many and or_many: op kOpLoads, kOpCases or kOpOrs on n
-  // Meta words (a compare-and-swap from `expected` to `desired`, an OR of
-  // `desired`), the near ranks' by the near path.
-  void words_many(uint32_t op, size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t expected, uint64_t desired,
-                  uint64_t* out);
   Batch& batch_for(int r, size_t need);  // r's batch with room for need bytes
   void send_batch(int r);  // pending puts to r, no acknowledgement
   void store_for(int r, uint64_t off, uint64_t v);  // a Meta word of r, from the serving thread
@@ -153,7 +145,11 @@ class AsyncPath final : public Path {
   std::vector<uint64_t> req_buf_;          // its buffer
   std::vector<uint64_t> app_out_;          // the application thread's serving scratch
   std::vector<Batch> batch_;      // per target rank
-  WordsByRank lm_words_;                    // words_many scratch: the words by rank,
+  std::vector<WordsByRank> wg_;             // words' scratch: each group's words by rank,
+  struct WordPart {                         // and each part sent: its group, its first word
+    size_t group, first, n, reply;          // in the group's order, its words, where its replies land
+  };
+  std::vector<WordPart> wparts_;
   std::vector<uint64_t> lm_send_, lm_recv_;  // the requests and the replies
   std::vector<uint64_t> acks_;
   // A lock_release or lock_kick went to the rank since the last settle

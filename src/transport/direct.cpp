@@ -211,32 +211,20 @@ void DirectPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, u
   if (count_off != kNoCount) __atomic_fetch_add(word(at(r, s, count_off)), 1, __ATOMIC_SEQ_CST);
 }
 
-void DirectPath::load_many(size_t n, void (*at_i)(size_t, int*, uint64_t*), uint64_t* out) {
-  for (size_t i = 0; i < n; i++) {
-    int r;
-    uint64_t off;
-    at_i(i, &r, &off);
-    out[i] = __atomic_load_n(word(at(r, Seg::Meta, off)), __ATOMIC_ACQUIRE);
-  }
-}
-
-void DirectPath::cas_many(size_t n, void (*at_i)(size_t, int*, uint64_t*), uint64_t expected, uint64_t desired,
-                          uint64_t* out) {
-  for (size_t i = 0; i < n; i++) {
-    int r;
-    uint64_t off;
-    at_i(i, &r, &off);
-    out[i] = cas(r, Seg::Meta, off, expected, desired);
-  }
-}
-
-void DirectPath::or_many(size_t n, void (*at_i)(size_t, int*, uint64_t*), uint64_t bits, uint64_t* out) {
-  for (size_t i = 0; i < n; i++) {
-    int r;
-    uint64_t off;
-    at_i(i, &r, &off);
-    out[i] = fetch_or(r, Seg::Meta, off, bits);
-  }
+void DirectPath::words(const WordGroup* g, size_t k) {
+  for (size_t j = 0; j < k; j++)
+    for (size_t i = 0; i < g[j].n; i++) {
+      int r;
+      uint64_t off;
+      g[j].at(i, &r, &off);
+      uint64_t* w = word(at(r, Seg::Meta, off));
+      uint64_t& out = g[j].out[i];
+      switch (g[j].op) {
+        case WordOp::Load: out = __atomic_load_n(w, __ATOMIC_ACQUIRE); break;
+        case WordOp::Cas: out = cas(r, Seg::Meta, off, g[j].a, g[j].b); break;
+        case WordOp::Or: out = __atomic_fetch_or(w, g[j].a, __ATOMIC_ACQ_REL); break;
+      }
+    }
 }
 
 }  // namespace loom

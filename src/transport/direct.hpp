@@ -54,10 +54,7 @@ class DirectPath final : public Path {
   uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) override;
   uint64_t atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) override;
   void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) override;
-  void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) override;
-  void cas_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t expected, uint64_t desired,
-                uint64_t* out) override;
-  void or_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t bits, uint64_t* out) override;
+  void words(const WordGroup* g, size_t k) override;
 
  private:
   struct Map {

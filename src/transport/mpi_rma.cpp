@@ -459,79 +459,73 @@ void MpiRmaPath::or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, u
   if (old) std::memcpy(old, or_old_.data(), n * 8);
 }
 
-// One atomic read per target rank on another host, of an indexed datatype
-// naming its words, instead of one per word: over TCP each is a message, and an HLRC acquire
-// reads the writer set of every page it keeps cached (256 cached pages made
-// a release of 16 pages across two emulated hosts cost 5.4 ms instead of
-// 0.7 ms).
-void MpiRmaPath::load_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t* out) {
-  words_many(n, at, 0, MPI_NO_OP, out);
-}
-
-// The same accumulate with MPI_BOR; where this library's one-sided OR
-// fails (or_by_cas_), a compare-and-swap loop a word.
-void MpiRmaPath::or_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t bits, uint64_t* out) {
-  if (!or_by_cas_) return words_many(n, at, bits, MPI_BOR, out);
-  for (size_t i = 0; i < n; i++) {
-    int r;
-    uint64_t off;
-    at(i, &r, &off);
-    out[i] = or_by_cas(r, Seg::Meta, off, bits);
-  }
-}
-
-void MpiRmaPath::words_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t operand, MPI_Op op,
-                            uint64_t* out) {
+// One atomic read (or OR) per target rank on another host, of an indexed
+// datatype naming its words, instead of one per word: over TCP each is a
+// message, and an HLRC acquire reads the writer set of every page it keeps
+// cached (256 cached pages made a release of 16 pages across two emulated
+// hosts cost 5.4 ms instead of 0.7 ms).  Compare-and-swaps go one a word
+// (MPI has no indexed one); every group's operations are issued before one
+// flush, so across hosts their round trips overlap.  Where this library's
+// one-sided OR fails (or_by_cas_), ORs are compare-and-swap loops a word.
+void MpiRmaPath::words(const WordGroup* g, size_t k) {
   WaitingIn in(waiting_);
   YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
-  WordsByRank& w = lm_words_;
-  w.group(n, nranks_, at);
-  lm_disp_.resize(n);
-  for (size_t k = 0; k < n; k++) lm_disp_[k] = (int)(w.off[w.order[k]] / 8);  // Meta words are 8-byte aligned
-  lm_zero_.assign(n, operand);
-  lm_recv_.resize(n);
-  for (int r = 0; r < nranks_; r++) {
-    const size_t first = w.start[r], k = w.start[r + 1] - first;
-    if (k == 0) continue;
-    if (k == 1 || other_host_.empty() || !other_host_[r]) {
-      // A rank of this host (shared memory): a word costs no message, and
-      // building a datatype would cost more than the reads (a one-host
-      // barrier's ring heads: 2.7 us per-word, 3.5 us with a datatype).
-      for (size_t j = first; j < first + k; j++)
-        check(MPI_Get_accumulate(&lm_zero_[j], 1, MPI_UINT64_T, &lm_recv_[j], 1, MPI_UINT64_T, r,
-                                 (MPI_Aint)lm_disp_[j] * 8, 1, MPI_UINT64_T, op, meta_win_),
-              "MPI_Get_accumulate");
+  if (wg_.size() < k) wg_.resize(k);
+  for (size_t j = 0; j < k; j++) {
+    const size_t n = g[j].n;
+    WordScratch& x = wg_[j];
+    if (n == 0) continue;
+    if (g[j].op == WordOp::Cas || (g[j].op == WordOp::Or && or_by_cas_)) {
+      x.operand.assign(2, 0);
+      x.operand[0] = g[j].a;
+      x.operand[1] = g[j].b;
+      for (size_t i = 0; i < n; i++) {
+        int r;
+        uint64_t off;
+        g[j].at(i, &r, &off);
+        if (g[j].op == WordOp::Or) g[j].out[i] = or_by_cas(r, Seg::Meta, off, g[j].a);
+        else
+          check(MPI_Compare_and_swap(&x.operand[1], &x.operand[0], &g[j].out[i], MPI_UINT64_T, r, (MPI_Aint)off,
+                                     meta_win_),
+                "MPI_Compare_and_swap");
+      }
       continue;
     }
-    MPI_Datatype t;
-    check(MPI_Type_create_indexed_block((int)k, 1, &lm_disp_[first], MPI_UINT64_T, &t), "MPI_Type_create_indexed_block");
-    check(MPI_Type_commit(&t), "MPI_Type_commit");
-    check(MPI_Get_accumulate(&lm_zero_[first], (int)k, MPI_UINT64_T, &lm_recv_[first], (int)k, MPI_UINT64_T, r, 0, 1, t,
-                             op, meta_win_),
-          "MPI_Get_accumulate");
-    check(MPI_Type_free(&t), "MPI_Type_free");
+    const MPI_Op op = g[j].op == WordOp::Load ? MPI_NO_OP : MPI_BOR;
+    WordsByRank& w = x.w;
+    w.group(n, nranks_, g[j].at);
+    x.disp.resize(n);
+    for (size_t i = 0; i < n; i++) x.disp[i] = (int)(w.off[w.order[i]] / 8);  // Meta words are 8-byte aligned
+    x.operand.assign(n, g[j].op == WordOp::Or ? g[j].a : 0);
+    x.recv.resize(n);
+    for (int r = 0; r < nranks_; r++) {
+      const size_t first = w.start[r], c = w.start[r + 1] - first;
+      if (c == 0) continue;
+      if (c == 1 || other_host_.empty() || !other_host_[r]) {
+        // A rank of this host (shared memory): a word costs no message, and
+        // building a datatype would cost more than the reads (a one-host
+        // barrier's ring heads: 2.7 us per-word, 3.5 us with a datatype).
+        for (size_t i = first; i < first + c; i++)
+          check(MPI_Get_accumulate(&x.operand[i], 1, MPI_UINT64_T, &x.recv[i], 1, MPI_UINT64_T, r,
+                                   (MPI_Aint)x.disp[i] * 8, 1, MPI_UINT64_T, op, meta_win_),
+                "MPI_Get_accumulate");
+        continue;
+      }
+      MPI_Datatype t;
+      check(MPI_Type_create_indexed_block((int)c, 1, &x.disp[first], MPI_UINT64_T, &t), "MPI_Type_create_indexed_block");
+      check(MPI_Type_commit(&t), "MPI_Type_commit");
+      check(MPI_Get_accumulate(&x.operand[first], (int)c, MPI_UINT64_T, &x.recv[first], (int)c, MPI_UINT64_T, r, 0, 1,
+                               t, op, meta_win_),
+            "MPI_Get_accumulate");
+      check(MPI_Type_free(&t), "MPI_Type_free");
+    }
   }
   check(MPI_Win_flush_all(meta_win_), "MPI_Win_flush_all");
-  for (size_t k = 0; k < n; k++) out[w.order[k]] = lm_recv_[k];
-}
-
-// One compare-and-swap a word (MPI has no indexed one), all issued before
-// one flush: across hosts the swaps to a rank travel together and their
-// round trips overlap.
-void MpiRmaPath::cas_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t expected, uint64_t desired,
-                          uint64_t* out) {
-  WaitingIn in(waiting_);
-  YieldWhileBlocked blocked;  // Open MPI's one-sided calls block by polling (idle_yield.hpp)
-  cm_cmp_[0] = expected;
-  cm_cmp_[1] = desired;
-  for (size_t i = 0; i < n; i++) {
-    int r;
-    uint64_t off;
-    at(i, &r, &off);
-    check(MPI_Compare_and_swap(&cm_cmp_[1], &cm_cmp_[0], &out[i], MPI_UINT64_T, r, (MPI_Aint)off, meta_win_),
-          "MPI_Compare_and_swap");
+  for (size_t j = 0; j < k; j++) {
+    if (g[j].n == 0 || g[j].op == WordOp::Cas || (g[j].op == WordOp::Or && or_by_cas_)) continue;
+    const WordScratch& x = wg_[j];
+    for (size_t i = 0; i < g[j].n; i++) g[j].out[x.w.order[i]] = x.recv[i];
   }
-  check(MPI_Win_flush_all(meta_win_), "MPI_Win_flush_all");
 }
 
 }  // namespace loom

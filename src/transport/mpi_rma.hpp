@@ -111,16 +111,10 @@ class MpiRmaPath final : public Path {
   uint64_t swap(int r, Seg s, uint64_t off, uint64_t v) override;
   uint64_t atomic_op(int r, Seg s, uint64_t off, AtomicType t, AtomicOp op, uint64_t a, uint64_t b) override;
   void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) override;
-  void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) override;
-  void cas_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t expected, uint64_t desired,
-                uint64_t* out) override;
-  void or_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t bits, uint64_t* out) override;
+  void words(const WordGroup* g, size_t k) override;
 
  private:
   MPI_Win win(Seg s) const { return s == Seg::Data ? data_win_ : meta_win_; }
-  // load_many and or_many: an MPI_Get_accumulate of `operand` with op on
-  // each word (an indexed datatype per rank on another host).
-  void words_many(size_t n, void (*at)(size_t, int*, uint64_t*), uint64_t operand, MPI_Op op, uint64_t* out);
   uint64_t atomic(int r, Seg s, uint64_t off, const uint64_t* origin, const uint64_t* compare, MPI_Op op);
   uint64_t or_by_cas(int r, Seg s, uint64_t off, uint64_t bits);
   bool or_by_cas_ = false;  // check_atomics: the library's 64-bit MPI_BOR loses its operand
@@ -140,12 +134,14 @@ class MpiRmaPath final : public Path {
   std::vector<uint8_t> listed_[2];
   std::vector<uint64_t> confirm_;
   std::vector<int> run_len_, run_off_;  // put_runs: the datatype's blocks
-  // load_many: the words by rank, their displacements in words, and the
-  // results in that order.
-  WordsByRank lm_words_;
-  std::vector<int> lm_disp_;
-  std::vector<uint64_t> lm_zero_, lm_recv_;  // (lm_zero_: the operand of each word)
-  uint64_t cm_cmp_[2] = {0, 0};  // cas_many's compare and swap words (alive until its flush)
+  // words: per group, the words by rank, their displacements in words,
+  // the operands (alive until the flush) and the results in that order.
+  struct WordScratch {
+    WordsByRank w;
+    std::vector<int> disp;
+    std::vector<uint64_t> operand, recv;
+  };
+  std::vector<WordScratch> wg_;
   void note_put(int r, Seg s);
   std::vector<uint8_t> other_host_;  // per rank; empty: none
   static constexpr int64_t kPokeNs = 5000;

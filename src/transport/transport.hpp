@@ -100,6 +100,18 @@ struct TransportOptions {
 // the Transport method of the same name (the contract above); the facade
 // calls a path only for the ranks and segments its routes give it.
 constexpr uint64_t kNoCount = ~0ull;  // or_range without a count
+
+// A group of a batch of word operations on Meta words (Transport::words):
+// n loads, compare-and-swaps (from a to b) or fetch-ORs (of a); at(i)
+// names word i, out[i] receives its old value.
+enum class WordOp : uint8_t { Load, Cas, Or };
+struct WordGroup {
+  WordOp op;
+  size_t n;
+  void (*at)(size_t i, int* rank, uint64_t* off);
+  uint64_t a, b;
+  uint64_t* out;
+};
 constexpr size_t kGetsAtOnce = 32;     // get_many's most
 
 class Path {
@@ -151,13 +163,10 @@ class Path {
   // n > 0; count_off: kNoCount, or a word of the same segment that gains 1
   // after the ORs (ordered after them at the target, complete with them).
   virtual void or_range(int r, Seg s, uint64_t off, size_t n, uint64_t bits, uint64_t* old, uint64_t count_off) = 0;
-  virtual void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) = 0;  // n > 0
-  // n > 0 compare-and-swaps of Meta words, each from `expected` to
-  // `desired`; out[i] is word i's old value.
-  virtual void cas_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t expected, uint64_t desired,
-                        uint64_t* out) = 0;
-  // n > 0 fetch-ORs of `bits` into Meta words; out[i] is word i's old value.
-  virtual void or_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t bits, uint64_t* out) = 0;
+  // The k groups' operations issued together and waited for together
+  // (groups of n 0 do nothing); the words of one group and rank are
+  // applied in order.
+  virtual void words(const WordGroup* g, size_t k) = 0;
   // Queue locks served at their home (Transport::lock_enqueue): swap the
   // tail word at tail_off of r's Meta for `me`, and when the old tail named
   // a rank q (low kLockQueueBits bits q + 1), store `me` into q's link word
@@ -435,22 +444,14 @@ class Transport {
   // Atomic loads of n Meta words; at(i) names word i.  Issued together and
   // completed by one flush on MPI.
   void load_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t* out) {
-    if (n == 0) return;
-    many_->load_many(n, at, out);
+    const WordGroup g{WordOp::Load, n, at, 0, 0, out};
+    if (n) many_->words(&g, 1);
   }
-  // Compare-and-swaps of n Meta words, each from `expected` to `desired`
-  // (out[i]: word i's old value), issued together as load_many's loads
-  // are: one flush on MPI, one request per rank on requests.
-  void cas_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t expected, uint64_t desired,
-                uint64_t* out) {
-    if (n == 0) return;
-    many_->cas_many(n, at, expected, desired, out);
-  }
-  // The same for ORs of `bits` (fetch_or's meaning).
-  void or_many(size_t n, void (*at)(size_t i, int* rank, uint64_t* off), uint64_t bits, uint64_t* out) {
-    if (n == 0) return;
-    many_->or_many(n, at, bits, out);
-  }
+  // Batches of word operations (WordGroup): every group's loads,
+  // compare-and-swaps and ORs issued before any is waited for, as
+  // load_many's loads are (one flush on MPI; on requests, one message per
+  // group and rank, all sent before the first reply is awaited).
+  void words(const WordGroup* g, size_t k) { many_->words(g, k); }
 
  private:
   // How one peer is reached: put and get per segment, and its atomics.
@@ -500,7 +501,7 @@ class Transport {
     if (w.ranges.size() < kWritesKept) w.ranges.emplace_back(lo, hi);
     else w.over = true;
   }
-  Path* many_ = nullptr;       // load_many, cas_many, or_many
+  Path* many_ = nullptr;       // load_many, words
   Path* far_ = nullptr;        // flush and sync_local: the path besides direct, if any
   // The paths, created by init and deleted by finalize only: a job that
   // ends without loom_finalize must not run MPI or join threads from a
