@@ -103,7 +103,10 @@ typedef enum loom_status {
 } loom_status_t;
 
 typedef enum loom_home_policy {
-  LOOM_HOME_FIRST_TOUCH = 0, /* first rank to touch a page becomes its home */
+  LOOM_HOME_FIRST_TOUCH = 0, /* first rank to touch a page becomes its home; a rank touching a
+                                block's pages in address order takes the rest of a unit of
+                                LOOM_UNIT_PAGES at once (at most LOOM_UNIT_PAGES - 1 pages past
+                                its last touch, never past the block's end) */
   LOOM_HOME_CYCLIC = 1,      /* page p is homed at rank p mod N */
   LOOM_HOME_BLOCK = 2,       /* each allocation is cut into N contiguous chunks */
   LOOM_HOME_EXPLICIT = 3     /* loom_alloc_collective_at(size, rank): the whole block on one rank */

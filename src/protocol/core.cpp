@@ -837,10 +837,12 @@ void share_map(uint64_t first, uint64_t n, int h) {
 // First touch in a run: p was just claimed here, and so was p - 1.  A rank
 // that places its pages in address order (setup loops, a sort's output)
 // claims the unclaimed pages after p in its aligned window too, so that
-// it faults once a window rather than once a page.  Those pages' home is
-// then this rank even if another rank touches one first; with every rank
-// on one host that changes nowhere the bytes are (the host's memory) and
-// what a touch costs, only what loom_home_of says.  A rank that takes
+// it faults once a window rather than once a page (not past its block:
+// the next allocation's pages are the next block's first toucher's).
+// Those pages' home is then this rank even if another rank touches one
+// first; with every rank on one host that changes nowhere the bytes are
+// (the host's memory) and what a touch costs, only what loom_home_of
+// says.  A rank that takes
 // pages in turn with others (page p by rank p mod N) claims page by page.
 // The pages' slots are cleared before they are offered (one hole punched
 // in this rank's memfd instead of a zeroing write a page).
@@ -852,7 +854,7 @@ void share_claim_run(uint64_t p) {
   const uint64_t unit = rt.cfg.unit_pages, hi = std::min(p - p % unit + unit, rt.npages);
   uint64_t end = p + 1;
   while (end < hi && pt.state[end] == kNone && (pt.flags[end] & kAlloc) && pt.home[end] < 0 &&
-         dir_home(end) < 0)
+         !pt.starts_block(end) && dir_home(end) < 0)
     end++;
   if (end == p + 1) return;
   if (fallocate(rt.tp.data_fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)((p + 1) * kPage),
