@@ -119,15 +119,16 @@ struct PageTable {
                                        // between the two before (0: unknown; core.cpp, note_fetched)
   ZeroArray<uint64_t> foreign;         // bit p: the view of page p maps its home's memfd, not this rank's
                                        // (LOOM_HOST_SHARE; core.cpp, share_fault); 1 bit a page
-  ZeroArray<uint64_t> starts;          // bit p: page p is the first of a block allocated here (claim runs
-                                       // stop there: directory.cpp, claim_run); 1 bit a page
+  ZeroArray<uint64_t> starts;          // bit p: page p is the first of a block allocated here (a claim of
+                                       // a unit stops there: directory.cpp, claim_unit; core.cpp,
+                                       // share_claim_run); 1 bit a page
   uint32_t acquires = 0;               // acquires so far (the first is 1)
   std::vector<uint32_t> span_learnt;   // per span of pages: 1 + the acquire count when a lookup last learnt
                                        // its homes around a window (directory.cpp, learn_homes; sized there)
-  uint32_t alloc_gen = 0;              // allocations and frees here so far (mark_block, the drivers)
-  uint64_t ahead_first = 0;            // directory words of pages [ahead_first, +ahead_n) loaded by this
-  std::vector<uint64_t> ahead;         // rank's last claim of a unit, for the next (directory.cpp,
-  uint32_t ahead_gen = ~0u;            // claim_unit), in generation ahead_gen of alloc_gen
+  uint32_t alloc_gen = 0;              // allocations and frees seen here (mark_block, core.cpp's resets)
+  uint64_t ahead_first = 0;            // the directory words of pages [ahead_first, + ahead.size()),
+  std::vector<uint64_t> ahead;         // loaded with this rank's last claim of a unit for the next
+  uint32_t ahead_gen = ~0u;            // (directory.cpp, claim_unit), at alloc_gen ahead_gen
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy

@@ -449,8 +449,8 @@ class Transport {
   }
   // Batches of word operations (WordGroup): every group's loads,
   // compare-and-swaps and ORs issued before any is waited for, as
-  // load_many's loads are (one flush on MPI; on requests, one message per
-  // group and rank, all sent before the first reply is awaited).
+  // load_many's loads are (one flush on MPI; on requests, one message a
+  // rank for all the groups, all sent before the first reply is awaited).
   void words(const WordGroup* g, size_t k) { many_->words(g, k); }
 
  private:
