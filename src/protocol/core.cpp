@@ -780,17 +780,25 @@ bool make_writable(uint64_t p, bool may_unlock) {
     h = proto_home(p, true);
   }
   const PageProtocol& proto = page_protocol(p);
+  uint64_t run = 1;
   proto.before_write(p, &h);
   if (h != rt.rank) {
     std::memcpy(pt.twins + p * kPage, slot(p), kPage);
     pt.dirty.push_back((uint32_t)p);
     rt.st.s.twins++;
   } else {
-    migrate_home_write(p);
-    proto.home_write(p);
+    // The pages a write fault's claim of p's unit won here open with p
+    // (directory.cpp, claim_unit): one fault and one mprotect a unit.
+    if (pt.opened_n && pt.opened_first == p) run = pt.opened_n;
+    for (uint64_t q = p; q < p + run; q++) {
+      migrate_home_write(q);
+      proto.home_write(q);
+    }
   }
-  vm_protect(p, 1, kRW);
-  pt.state[p] = kRW;
+  pt.opened_n = 0;
+  vm_protect(p, run, kRW);
+  std::memset(&pt.state[p], kRW, run);
+  if (run > 1) populate_range(rt.base + (p + 1) * kPage, run - 1);
   return true;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "protocol/protocol.hpp"
+#include "trace.hpp"
 
 namespace loom {
 namespace {
@@ -122,6 +123,14 @@ int claim_unit(uint64_t p, bool write) {
     pt.flags[p + i] |= kIWriter;
     if (ored[i] & ~my_bit()) pt.flags[p + i] |= kOtherWritten;
   }
+  // A write fault's claim opens the run from p it won at once (core.cpp,
+  // make_writable): a rank that sets its data up in address order writes
+  // them next, and a fault a page cost it more than the claim's round trip
+  // did.  Not while the trace is on: its fault events stay one a page.
+  pt.opened_first = p;
+  pt.opened_n = 0;
+  if (reg && !trace_on())
+    while (pt.opened_n < n && pt.home[p + pt.opened_n] == rt.rank) pt.opened_n++;
   pt.ahead.assign(next.begin(), next.end());
   pt.ahead_first = hi;
   pt.ahead_gen = pt.alloc_gen;

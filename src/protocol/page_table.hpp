@@ -129,6 +129,8 @@ struct PageTable {
   uint64_t ahead_first = 0;            // the directory words of pages [ahead_first, + ahead.size()),
   std::vector<uint64_t> ahead;         // loaded with this rank's last claim of a unit for the next
   uint32_t ahead_gen = ~0u;            // (directory.cpp, claim_unit), at alloc_gen ahead_gen
+  uint64_t opened_first = 0;           // a write fault's claim of a unit: pages [opened_first, + opened_n)
+  uint64_t opened_n = 0;               // are this rank's, registered as written, for make_writable to open
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy
