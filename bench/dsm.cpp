@@ -725,21 +725,32 @@ void run_fault(const Options& o, Report& rep) {
   // First touch: every rank writes a word of each of its own FP pages of a
   // fresh block, which makes it their home; a page's directory entry is on
   // rank page mod N, so across hosts most claims are a round trip.  us a
-  // page, the slowest rank's.
+  // page, the slowest rank's.  Then the same touched by a read only, and by
+  // a read and a write (an accumulator in fresh memory: a[i] += x), which
+  // faults as a read and then as a write.
   const int FP = o.tiny ? 64 : 1024;
-  Summary ft = measure(o, [&] {
-    char* a = nullptr;
-    OK(loom_alloc_collective((size_t)FP * nranks() * 4096, (void**)&a));
-    char* mine = a + (size_t)FP * rank() * 4096;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    for (int p = 0; p < FP; p++) mine[(size_t)p * 4096] = 1;
-    const double t = (MPI_Wtime() - t0) / FP * 1e6;
-    OK(loom_barrier());
-    OK(loom_free_collective(a));
-    return t;
-  });
-  rep.add(Result{"first_touch_write", {{"pages", (double)FP}}, "us/page", ft, {}, {}, {}});
+  for (const char* how : {"write", "read", "rmw"}) {
+    Summary ft = measure(o, [&] {
+      char* a = nullptr;
+      OK(loom_alloc_collective((size_t)FP * nranks() * 4096, (void**)&a));
+      volatile char* mine = a + (size_t)FP * rank() * 4096;
+      MPI_Barrier(MPI_COMM_WORLD);
+      int sum = 0;
+      double t0 = MPI_Wtime();
+      if (how[0] == 'w')
+        for (int p = 0; p < FP; p++) mine[(size_t)p * 4096] = 1;
+      else if (how[1] == 'e')
+        for (int p = 0; p < FP; p++) sum += mine[(size_t)p * 4096];
+      else
+        for (int p = 0; p < FP; p++) mine[(size_t)p * 4096] = (char)(mine[(size_t)p * 4096] + 1);
+      const double t = (MPI_Wtime() - t0) / FP * 1e6;
+      if (sum != 0) std::fprintf(stderr, "first_touch_read: a fresh page read %d\n", sum);
+      OK(loom_barrier());
+      OK(loom_free_collective(a));
+      return t;
+    });
+    rep.add(Result{std::string("first_touch_") + how, {{"pages", (double)FP}}, "us/page", ft, {}, {}, {}});
+  }
   loom_stop(&rep);
 }
 

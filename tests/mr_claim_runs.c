@@ -19,9 +19,25 @@
  *      bits in the directory leaves those copies stale under HLRC).
  *   4. A claim stops where another block starts: rank 0 writes a whole block
  *      in order, then the last rank first-touches the block allocated right
- *      after it, and becomes the home of all its pages. */
+ *      after it, and becomes the home of all its pages.
+ *   5. First touch by reads, then by read-and-write (a[i] += x): a read
+ *      fault's claim opens the run it won read-only, and a write to one of
+ *      them registers the rest with it (HLRC), so where some rank is not
+ *      mapped a part read in order faults about once a unit and needs no
+ *      lookup but its claims', and a part incremented in order faults about
+ *      twice a unit under HLRC.  Every rank caches the next part, the
+ *      owners add again without faulting, and every rank reads the sums
+ *      (a run opened writable without its writer bits in the directory
+ *      leaves those copies stale).
+ *   6. A claim that is not a fault's opens nothing: page 0 of a part
+ *      written, then an atomic on page 1 (its claim takes the rest of the
+ *      unit), then plain writes to pages 1..2U-1; the next rank caches them,
+ *      the owner writes them again, and the next rank reads the new values
+ *      (a write that opened the atomic's pages unregistered leaves them
+ *      stale). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mr.h"
 
@@ -113,5 +129,82 @@ int main(int argc, char** argv) {
     CHECK_OK(loom_free_collective(bb));
     CHECK_OK(loom_free_collective(ba));
   }
+
+  /* 5. */
+  const char* proto = getenv("LOOM_PROTOCOL");
+  const int hlrc = !proto || !strcmp(proto, "hlrc"), far = loom_direct_peers() < n - 1;
+  const char* trace = getenv("LOOM_TRACE");
+  const int traced = trace && *trace;
+  for (int how = 0; how < 2; how++) {
+    CHECK_OK(loom_alloc_collective_policy((size_t)n * PART * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&m));
+    volatile uint64_t* vm = m + (size_t)r * PART * W;
+    CHECK_OK(loom_barrier());
+    CHECK_OK(loom_stats_get(&a));
+    bad = 0;
+    if (how == 0)
+      for (size_t p = 0; p < PART; p++) bad += vm[p * W] != 0;
+    else
+      for (size_t p = 0; p < PART; p++) vm[p * W] += value((size_t)r * PART + p, 5);
+    CHECK_OK(loom_stats_get(&z));
+    CHECK(bad == 0);
+    const uint64_t faults = z.read_faults + z.write_faults - a.read_faults - a.write_faults;
+    const uint64_t looked = z.home_lookups - a.home_lookups;
+    const uint64_t most = how == 0 ? PART / U + 8 : 2 * (PART / U) + 8;
+    if (far && !traced && (how == 0 || hlrc)) {
+      CHECK(faults <= most);
+      CHECK(looked <= MAX_LOOKUPS);
+      if (faults > most || looked > MAX_LOOKUPS)
+        fprintf(stderr, "rank %d: %s in order: %llu faults (at most %llu), %llu lookups (at most %zu)\n", r,
+                how == 0 ? "read" : "incremented", (unsigned long long)faults, (unsigned long long)most,
+                (unsigned long long)looked, MAX_LOOKUPS);
+    }
+    CHECK(faults >= PART / U); /* a unit's first touch faults */
+    CHECK_OK(loom_barrier());
+    if (how == 1) {
+      const uint64_t* theirs5 = m + (size_t)next * PART * W;
+      sum = 0;
+      for (size_t p = 0; p < PART; p++) sum += theirs5[p * W];
+      CHECK_OK(loom_barrier());
+      CHECK_OK(loom_stats_get(&a));
+      for (size_t p = 0; p < PART; p++) vm[p * W] += 1;
+      CHECK_OK(loom_stats_get(&z));
+      if (far && !traced && hlrc) CHECK(z.write_faults == a.write_faults);
+      CHECK_OK(loom_barrier());
+      bad = wrong = 0;
+      for (size_t p = 0; p < PART; p++) bad += theirs5[p * W] != value((size_t)next * PART + p, 5) + 1;
+      for (size_t p = 0; p < (size_t)n * PART; p++) {
+        int h = -2;
+        CHECK_OK(loom_home_of(&m[p * W], &h));
+        wrong += h != (int)(p / PART);
+      }
+      CHECK(bad == 0 && wrong == 0);
+      if (bad || wrong)
+        fprintf(stderr, "rank %d: %zu pages of rank %d's incremented part stale (sum %llu), %zu with the wrong home\n",
+                r, bad, next, (unsigned long long)sum, wrong);
+    }
+    CHECK_OK(loom_barrier());
+    CHECK_OK(loom_free_collective(m));
+  }
+
+  /* 6. */
+  CHECK_OK(loom_alloc_collective_policy((size_t)n * PART * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&m));
+  mine = m + (size_t)r * PART * W;
+  mine[0] = value((size_t)r * PART, 6);
+  CHECK_OK(loom_atomic_fetch_add(&mine[W + 1], 1, NULL));
+  for (size_t p = 1; p < 2 * U; p++) mine[p * W] = value((size_t)r * PART + p, 6);
+  CHECK_OK(loom_barrier());
+  theirs = m + (size_t)next * PART * W;
+  sum = 0;
+  for (size_t p = 0; p < 2 * U; p++) sum += theirs[p * W];
+  CHECK_OK(loom_barrier());
+  for (size_t p = 0; p < 2 * U; p++) mine[p * W] = value((size_t)r * PART + p, 7);
+  CHECK_OK(loom_barrier());
+  bad = 0;
+  for (size_t p = 0; p < 2 * U; p++) bad += theirs[p * W] != value((size_t)next * PART + p, 7);
+  CHECK(bad == 0 && theirs[W + 1] == 1);
+  if (bad) fprintf(stderr, "rank %d: after an atomic's claim, %zu pages of rank %d's part stale (sum %llu)\n", r, bad,
+                   next, (unsigned long long)sum);
+  CHECK_OK(loom_barrier());
+  CHECK_OK(loom_free_collective(m));
   return mr_finish("mr_claim_runs");
 }

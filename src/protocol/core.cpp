@@ -712,13 +712,20 @@ bool make_readable(uint64_t p, bool may_unlock) {
   // load of their entries.
   const uint64_t unit = rt.cfg.unit_pages, lo = p - p % unit, hi = std::min(lo + unit, rt.npages);
   const bool learnt = pt.home[p] < 0;
-  if (learnt) proto_learn_homes(lo, hi, 2);
+  // (A claim of the unit from words already loaded needs no lookup first.)
+  if (learnt && !proto_claim_ready(p)) proto_learn_homes(lo, hi, 2);
+  pt.opened_n = 0;  // (only this fault's claim opens pages)
   int h = proto_home(p, true);
   if (h == rt.rank) {
-    vm_protect(p, 1, kRO);
-    pt.state[p] = kRO;
+    // With p, the pages a claim of its unit won here (directory.cpp,
+    // claim_unit): one fault a unit.
+    const uint64_t run = pt.opened_n && pt.opened_first == p ? pt.opened_n : 1;
+    pt.opened_n = 0;
+    vm_protect(p, run, kRO);
+    std::memset(&pt.state[p], kRO, run);
     return true;
   }
+  pt.opened_n = 0;
   const bool unlocked = may_unlock && fetch_may_unlock(h);
   const uint8_t skip = (uint8_t)((fetch_marks_live() ? kFetching : 0) | (unlocked ? kPrefetched : 0));
   // The window cut to the contiguous pages that are allocated, not cached,
@@ -774,6 +781,7 @@ bool make_readable(uint64_t p, bool may_unlock) {
 bool make_writable(uint64_t p, bool may_unlock) {
   PageTable& pt = rt.pages;
   if (pt.state[p] == kRW) return true;
+  pt.opened_n = 0;  // (only this fault's claim opens pages: not one an atomic made, say)
   int h = proto_home(p, true, true);
   if (h != rt.rank && pt.state[p] == kNone) {
     if (!make_readable(p, may_unlock)) return false;
@@ -781,6 +789,10 @@ bool make_writable(uint64_t p, bool may_unlock) {
   }
   const PageProtocol& proto = page_protocol(p);
   uint64_t run = 1;
+  // A write to a page a read fault's claim opened: the rest of that run
+  // registers with it, and opens with it (a[i] += x in fresh memory).
+  if (h == rt.rank && pt.state[p] == kRO)
+    if (const uint64_t r = proto_register_run(p)) pt.opened_first = p, pt.opened_n = r;
   proto.before_write(p, &h);
   if (h != rt.rank) {
     std::memcpy(pt.twins + p * kPage, slot(p), kPage);

@@ -123,14 +123,22 @@ int claim_unit(uint64_t p, bool write) {
     pt.flags[p + i] |= kIWriter;
     if (ored[i] & ~my_bit()) pt.flags[p + i] |= kOtherWritten;
   }
-  // A write fault's claim opens the run from p it won at once (core.cpp,
-  // make_writable): a rank that sets its data up in address order writes
-  // them next, and a fault a page cost it more than the claim's round trip
-  // did.  Not while the trace is on: its fault events stay one a page.
+  // The claim opens the run from p it won at once (core.cpp, make_writable
+  // and make_readable): a rank that sets its data up in address order
+  // touches them next, and a fault a page cost it more than the claim's
+  // round trip did.  A write fault's, registered above, read-write; a read
+  // fault's read-only, remembered so that a write to one registers the
+  // rest of the run with it (proto_register_run).  Not a write fault's
+  // without registration (ERC traps each home write), and not while the
+  // trace is on: its fault events stay one a page.
   pt.opened_first = p;
   pt.opened_n = 0;
-  if (reg && !trace_on())
+  if ((reg || !write) && !trace_on())
     while (pt.opened_n < n && pt.home[p + pt.opened_n] == rt.rank) pt.opened_n++;
+  if (!write) {
+    pt.ro_first = p, pt.ro_n = pt.opened_n;
+    pt.ro_gen = pt.alloc_gen, pt.ro_acq = pt.acquires;
+  }
   pt.ahead.assign(next.begin(), next.end());
   pt.ahead_first = hi;
   pt.ahead_gen = pt.alloc_gen;
@@ -138,6 +146,36 @@ int claim_unit(uint64_t p, bool write) {
 }
 
 }  // namespace
+
+bool proto_claim_ready(uint64_t p) {
+  const PageTable& pt = rt.pages;
+  return p > 0 && pt.home[p - 1] == rt.rank && !rt.tp.all_direct() && pt.ahead_gen == pt.alloc_gen &&
+         pt.ahead_first <= p && p < pt.ahead_first + pt.ahead.size() && pt.ahead[p - pt.ahead_first] == 0;
+}
+
+uint64_t proto_register_run(uint64_t p) {
+  static std::vector<uint64_t>& ored = *new std::vector<uint64_t>();  // (fault path scratch: see runtime.hpp)
+  PageTable& pt = rt.pages;
+  if (pt.ro_n == 0 || p < pt.ro_first || p >= pt.ro_first + pt.ro_n || pt.ro_gen != pt.alloc_gen ||
+      pt.ro_acq != pt.acquires || !page_protocol(p).writer_sets || trace_on())
+    return 0;
+  const uint64_t lim = pt.ro_first + pt.ro_n;
+  uint64_t end = p;
+  while (end < lim && pt.state[end] == kRO && pt.home[end] == rt.rank && !(pt.flags[end] & kIWriter) &&
+         pt.mode[end] == pt.mode[p])
+    end++;
+  pt.ro_n = p - pt.ro_first;  // (pages before p are left to their own writes)
+  if (end - p < 2) return 0;
+  g_first = p;
+  ored.resize(end - p);
+  const WordGroup g = {WordOp::Or, end - p, writer_word, my_bit(), 0, ored.data()};
+  rt.tp.words(&g, 1);
+  for (uint64_t i = 0; i < end - p; i++) {
+    pt.flags[p + i] |= kIWriter;
+    if (ored[i] & ~my_bit()) pt.flags[p + i] |= kOtherWritten;
+  }
+  return end - p;
+}
 
 int proto_home(uint64_t p, bool claim, bool write) {
   int h = rt.pages.home[p];

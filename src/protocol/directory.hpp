@@ -31,6 +31,15 @@ int dir_home(uint64_t page);
 // after it in its unit (directory.cpp, claim_unit; with write, this rank
 // registers as their writer too).  -1 if unclaimed.
 int proto_home(uint64_t page, bool claim, bool write = false);
+// Whether a fault of page would claim its unit from the entries this rank's
+// last claim loaded (no lookup of its own needed first).
+bool proto_claim_ready(uint64_t page);
+// A write to page, which a read fault's claim of its unit opened read-only
+// here: registers this rank as the writer of page and of the rest of that
+// run still read-only and unregistered, in one batch, and returns how many
+// pages (0: not such a page, or alone; the caller registers it).  HLRC,
+// within the acquire and allocation of the claim; not while tracing.
+uint64_t proto_register_run(uint64_t page);
 // Claim page, unclaimed as this rank last read its entry, for this rank
 // without zeroing its slot (the caller did): false if another rank claimed
 // it first (its home is cached then).
