@@ -435,9 +435,9 @@ LOOM_API loom_status_t loom_prepare(void *ptr, size_t len, int access);
 /* Is ptr inside Loom memory? */
 LOOM_API int loom_is_shared(const void *ptr);
 /* The home rank of the page holding ptr (-1 if not yet homed).  With first
- * touch, the rank that touched the page first; where every rank of the job
- * shares pages on one host (LOOM_HOST_SHARE), a rank touching pages in
- * address order claims the rest of its unit (LOOM_UNIT_PAGES) at once. */
+ * touch, the rank that touched the page first; a rank touching a block's
+ * pages in address order claims the rest of its unit (LOOM_UNIT_PAGES) at
+ * once (LOOM_HOME_FIRST_TOUCH above). */
 LOOM_API loom_status_t loom_home_of(const void *ptr, int *rank);
 
 /* Statistics of this rank, by category. */
