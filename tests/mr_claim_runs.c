@@ -28,7 +28,8 @@
  *      twice a unit under HLRC.  Every rank caches the next part, the
  *      owners add again without faulting, and every rank reads the sums
  *      (a run opened writable without its writer bits in the directory
- *      leaves those copies stale).
+ *      leaves those copies stale).  Traced (LOOM_TRACE), every page faults,
+ *      so that the trace has each first touch.
  *   6. A claim that is not a fault's opens nothing: page 0 of a part
  *      written, then an atomic on page 1 (its claim takes the rest of the
  *      unit), then plain writes to pages 1..2U-1; the next rank caches them,
@@ -159,6 +160,7 @@ int main(int argc, char** argv) {
                 (unsigned long long)looked, MAX_LOOKUPS);
     }
     CHECK(faults >= PART / U); /* a unit's first touch faults */
+    if (far && traced) CHECK(faults >= PART); /* traced: a fault a page, each an event of the trace */
     CHECK_OK(loom_barrier());
     if (how == 1) {
       const uint64_t* theirs5 = m + (size_t)next * PART * W;
