@@ -119,9 +119,7 @@ int claim_unit(uint64_t p, bool write) {
   for (uint64_t i = 0; i < n; i++) {
     const int h = home_in_word(swapped[i]);
     pt.home[p + i] = (int16_t)(h >= 0 ? h : rt.rank);
-    if (!reg) continue;
-    pt.flags[p + i] |= kIWriter;
-    if (ored[i] & ~my_bit()) pt.flags[p + i] |= kOtherWritten;
+    if (reg) note_writer(p + i, ored[i]);
   }
   // The claim opens the run from p it won at once (core.cpp, make_writable
   // and make_readable): a rank that sets its data up in address order
@@ -170,10 +168,7 @@ uint64_t proto_register_run(uint64_t p) {
   ored.resize(end - p);
   const WordGroup g = {WordOp::Or, end - p, writer_word, my_bit(), 0, ored.data()};
   rt.tp.words(&g, 1);
-  for (uint64_t i = 0; i < end - p; i++) {
-    pt.flags[p + i] |= kIWriter;
-    if (ored[i] & ~my_bit()) pt.flags[p + i] |= kOtherWritten;
-  }
+  for (uint64_t i = 0; i < end - p; i++) note_writer(p + i, ored[i]);
   return end - p;
 }
 

@@ -32,13 +32,10 @@ void writers_at(size_t i, int w, int* r, uint64_t* off) {
 }
 
 void register_writer(uint64_t p) {
-  uint8_t& f = rt.pages.flags[p];
-  if (f & kIWriter) return;
-  uint64_t old = rt.tp.fetch_or(dir_rank(p), Seg::Meta, dir_writers_off(p, my_plane()), my_bit());
-  f |= kIWriter;
-  // A cache of "another rank writes it": with more than 64 ranks the other
-  // planes are not read here (a round trip each); acquire reads them all.
-  if (old & ~my_bit()) f |= kOtherWritten;
+  if (rt.pages.flags[p] & kIWriter) return;
+  // (With more than 64 ranks the other planes are not read here, a round
+  // trip each; acquire reads them all.)
+  note_writer(p, rt.tp.fetch_or(dir_rank(p), Seg::Meta, dir_writers_off(p, my_plane()), my_bit()));
 }
 
 void before_write(uint64_t p, int*) { register_writer(p); }

@@ -191,6 +191,12 @@ inline int plane_of(int r) { return r / 64; }
 inline uint64_t bit_of(int r) { return 1ull << (r % 64); }
 inline int my_plane() { return plane_of(rt.rank); }
 inline uint64_t my_bit() { return bit_of(rt.rank); }
+// HLRC: this rank's bit is now in page p's writer set, whose plane held
+// `old` before the OR (a cache of "another rank writes it" beside it).
+inline void note_writer(uint64_t p, uint64_t old) {
+  rt.pages.flags[p] |= kIWriter;
+  if (old & ~my_bit()) rt.pages.flags[p] |= kOtherWritten;
+}
 // Rank r's bit in plane w of a set: 0 if r is not in plane w (or r < 0).
 inline uint64_t bit_in_plane(int r, int w) { return r >= 0 && plane_of(r) == w ? bit_of(r) : 0; }
 // Plane w of page p's copy-set word at its home (Meta; the eager protocols'
