@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include "stats.hpp"
+#include "tick_rate.hpp"
 #include "threads.hpp"
 
 #include <fcntl.h>
@@ -39,13 +40,16 @@ void stat_clock_init() {
     }
   std::fclose(f);
   if (!constant || !nonstop) return;
-  double t0 = now();
-  uint64_t c0 = __rdtsc();
-  while (now() - t0 < 2e-3) {
+  // And only where the kernel keeps time with it: it checks at boot that the
+  // cores' counters agree and drops the TSC when its watchdog sees it drift
+  // (a TSC read on another core must not go back in time).
+  char src[64] = "";
+  if (FILE* c = std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r")) {
+    if (!std::fgets(src, sizeof src, c)) src[0] = 0;
+    std::fclose(c);
   }
-  double t1 = now();
-  uint64_t c1 = __rdtsc();
-  if (c1 > c0) g_sec_per_tick = (t1 - t0) / (double)(c1 - c0);
+  if (std::strncmp(src, "tsc", 3) != 0 || (src[3] != '\n' && src[3] != 0)) return;
+  g_sec_per_tick = tick_period(now, [] { return (uint64_t)__rdtsc(); });
 #endif
 }
 

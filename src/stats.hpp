@@ -20,8 +20,10 @@ struct Stats {
 
 double now();  // CLOCK_MONOTONIC seconds
 // The clock of the statistics: the time-stamp counter where it is invariant
-// (x86-64 with constant_tsc and nonstop_tsc; ~8 ns a read here against ~20 ns
-// for clock_gettime, which a lock or barrier reads four times), else now().
+// (x86-64 with constant_tsc and nonstop_tsc, and the kernel's clocksource
+// is tsc; ~8 ns a read here against ~20 ns for clock_gettime, which a lock
+// or barrier reads four times), else now().  Its rate is measured once at
+// loom_init (tick_rate.hpp), and not trusted unless two windows agree.
 extern double g_sec_per_tick;
 void stat_clock_init();
 inline double stat_now() {
