@@ -25,10 +25,11 @@
  *      rounds with no such write.
  *   6. A block read every round and then no more stops being pushed: the
  *      pages installed readable on trust are checked one push in four.
- *   7. A block its readers also write every round: every push ahead of it
- *      at the barrier that releases their writes is vetoed, and the ranks
- *      back off from sending it that way alike (a rank expecting a row
- *      alone where pages came would fail).
+ *   7. A block its readers also write every round: each reader sees its
+ *      own word and the home's, whether the pages came ahead of the
+ *      agreement (the reader's diffed bytes stored over them) or after it.
+ *   8. A diff made at an unlock and the home's write of the same word after
+ *      it, under the lock: the reader reads the home's.
  * Rank 0 writes the block in every round; every other rank reads it in
  * some rounds, after a barrier (two barriers a round: every third round
  * is a gap of 6 acquires).
@@ -323,10 +324,13 @@ static void body(int w, int nw) {
   /* 7. In round t rank 0 writes word t % 2 of every page of a block and
    * each other rank a word of its own in every page (word 16 + rank); after
    * the barrier the others read both.  Each of their releases at that
-   * barrier sends diffs into the pages the barrier pushes them, so no push
-   * ahead of them may be taken there (one taken would lack the reader's
-   * own word); at the barrier after the reads, which pushes them too (the
-   * readers' writes make them read every interval), nothing vetoes them. */
+   * barrier sends diffs into the pages the barrier pushes them, which may
+   * have left the home before the diffs came: a push ahead taken there
+   * must keep the reader's own word (its diffed bytes stored over the
+   * pages: core.cpp, push_note_diff; without that, the word read is the
+   * round before's).  At the barrier after the reads, which pushes them
+   * too (the readers' writes make them read every interval), no diff is
+   * in them. */
   enum { G = 4, WROTE_ROUNDS = 48 };
   uint64_t* g = (uint64_t*)mr_walloc((size_t)G * 4096, 0);
   mr_wbar();
@@ -356,6 +360,64 @@ static void body(int w, int nw) {
   CHECK(bad == 0);
   mr_wbar();
   mr_wfree(g);
+
+  /* 8. A diff made at an unlock, then the home's own write of the same word
+   * under the lock, in one interval.  In a job of 2 ranks the reader's
+   * pages come ahead of the agreement, sent as the home arrives, after its
+   * write; a take that stored the reader's older diffed word over them (as
+   * a take does with the diffs of the barrier's own release: core.cpp,
+   * push_note_diff) would undo the home's write.  In every third round
+   * rank 1 writes word 8 of page 1 under the lock, then rank 0, told by an
+   * atomic word of another block, takes the lock after it and writes the
+   * same word; after the barrier every reader reads rank 0's. */
+  enum { K = 4, LOCK_ROUNDS = 30 };
+  uint64_t* kb = (uint64_t*)mr_walloc((size_t)K * 4096, 0);
+  uint64_t* told = (uint64_t*)mr_walloc(4096, 0);
+  mr_wbar();
+  const loom_stats_t s13 = stats_now();
+  for (int t = 0; t < LOCK_ROUNDS; t++) {
+    if (r == 0)
+      for (size_t p = 0; p < K; p++)
+        if (MINE(p)) kb[p * W] = (uint64_t)t * 1000 + p;
+    if (t % 3 == 2 && th == 0 && r == 1) {
+      CHECK_OK(loom_lock(LOCK));
+      kb[1 * W + 8] = (uint64_t)t * 10 + 1;
+      CHECK_OK(loom_unlock(LOCK));
+      CHECK_OK(loom_atomic_store(told, (uint64_t)t));
+    } else if (t % 3 == 2 && th == 0 && r == 0) {
+      for (uint64_t v = 0; v != (uint64_t)t;) {
+        CHECK_OK(loom_atomic_load(told, &v));
+        if (v != (uint64_t)t) usleep(100);
+      }
+      CHECK_OK(loom_lock(LOCK));
+      kb[1 * W + 8] = (uint64_t)t * 10;
+      CHECK_OK(loom_unlock(LOCK));
+    }
+    mr_wbar();
+    const uint64_t word8 = t < 2 ? 0 : (uint64_t)(t - (t - 2) % 3) * 10; /* rank 0's last write */
+    if (r > 0)
+      for (size_t p = 0; p < K; p++)
+        if (MINE(p) && (kb[p * W] != (uint64_t)t * 1000 + p || (p == 1 && kb[W + 8] != word8))) {
+          if (bad < 3)
+            fprintf(stderr, "rank %d round %d page %zu (a diff at an unlock): %llu %llu, want %llu %llu\n", r, t, p,
+                    (unsigned long long)kb[p * W], (unsigned long long)kb[p * W + 8],
+                    (unsigned long long)t * 1000 + p, (unsigned long long)(p == 1 ? word8 : 0));
+          bad++;
+        }
+    mr_wbar();
+  }
+  CHECK(bad == 0);
+  if (r == 1 && th == 0 && expect && n == 2 && T == 1 && !(pf && !strcmp(pf, "gets"))) {
+    /* the rounds with no unlock's diff take their pages ahead */
+    const loom_stats_t s14 = stats_now();
+    CHECK(s14.pages_ahead - s13.pages_ahead >= (uint64_t)10 * K);
+    if (s14.pages_ahead - s13.pages_ahead < (uint64_t)10 * K)
+      fprintf(stderr, "rank %d: %llu pages came ahead of the agreement in part 8, want %d\n", r,
+              (unsigned long long)(s14.pages_ahead - s13.pages_ahead), 10 * K);
+  }
+  mr_wbar();
+  mr_wfree(told);
+  mr_wfree(kb);
 #undef MINE
 }
 

@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <unordered_map>
 
 #include "diff.hpp"
 #include "heap.hpp"
@@ -288,10 +289,38 @@ struct PushState {
   std::vector<uint64_t> send_off, send_len, recv_off, recv_len;
   std::vector<uint8_t> scratch;  // pages sent ahead that this rank does not take
   RowPages rows;
+  // This rank's diffs to the other since the last barrier ended (a job of
+  // 2 ranks): page -> its mask's index in diff_masks (kDiffNoMask past
+  // kDiffMasksKept pages).  Pages sent ahead may have left the home before
+  // these diffs reached it; a take stores the diffed bytes of this rank's
+  // own copy over them (ahead_after).
+  std::unordered_map<uint32_t, uint32_t> diffed;
+  std::vector<uint64_t> diff_masks;
 };
+constexpr uint32_t kDiffNoMask = ~(uint32_t)0;
+constexpr size_t kDiffMasksKept = 256;  // pages (128 KiB of masks)
+constexpr size_t kMaskWords = kPage / 64;
 PushState& push_state() {
   static PushState& s = *new PushState();  // never destroyed: see runtime.hpp
   return s;
+}
+
+// A diff of page p (its changed bytes' mask) sent to its home at a release:
+// kept where pages may come ahead from that home (ahead_take).  Only a full
+// barrier's own release keeps the mask: a page diffed at an earlier
+// release of the interval (an unlock) may have been written at the home
+// since, ordered after this rank's write by the lock, and its bytes must
+// come from the home (no mask: not taken).
+void push_note_diff(uint32_t p, const uint64_t* mask) {
+  if (rt.nranks != 2 || rt.pages.home[p] != 1 - rt.rank || !proto_push_keeps()) return;
+  PushState& s = push_state();
+  auto [it, fresh] = s.diffed.emplace(p, kDiffNoMask);
+  if (fresh && rt.ivl.in_barrier && s.diff_masks.size() < kDiffMasksKept * kMaskWords) {
+    it->second = (uint32_t)(s.diff_masks.size() / kMaskWords);
+    s.diff_masks.insert(s.diff_masks.end(), mask, mask + kMaskWords);
+  } else {
+    it->second = kDiffNoMask;
+  }
 }
 constexpr int kTagPushAsk = 0x4c51, kTagPushPages = 0x4c53;  // (asks: 0x4c51 and 0x4c52 by parity)
 
@@ -1022,6 +1051,7 @@ void release_pages(std::vector<uint32_t>& list) {
     if (d.bytes && by_mask) rt.tp.put_mask(pt.home[p], Seg::Data, p * kPage, slot(p), mask, kWords);
     else if (d.bytes)
       rt.tp.put_runs(pt.home[p], Seg::Data, p * kPage, slot(p), runs.off.data(), runs.len.data(), runs.off.size());
+    if (d.bytes) push_note_diff(p, mask);
     rt.st.s.diffs++;
     rt.st.s.diff_bytes += d.bytes;
     if (trace_runs()) {  // the diff's own runs: no second pass over the page
@@ -1218,9 +1248,16 @@ namespace {
 // with it as the barrier before ends (sync_rows_prepost), into scratch.
 // It takes them (copies them into the pages' slots) only if it wants that
 // slot now and has written none of their bytes at the home since the last
-// barrier ended (a write the home's pages may not have had when they left:
-// its diffs, stores and atomics, Transport::data_written); its row says
-// -(slot + 1) then, and the home does not send them again.  Else the home
+// barrier ended by stores and atomics (a write the home's pages may not
+// have had when they left, and this rank's copy does not hold:
+// Transport::data_written), nor by a diff other than this barrier's own
+// release's; its row says -(slot + 1) then, and the home does not send them
+// again.  This barrier's diffs may not have reached the home either when
+// its pages left, but their bytes are this rank's copy's: the take stores
+// them over the pages it got (push_note_diff).  SOR's rank 1 writes a page
+// of rank 0's every sweep (the block boundary falls inside it) and took no
+// page ahead before that: each barrier then waited for the home's pages
+// after the agreement.  Else the home
 // answers as before.  A home may still send its row alone (several
 // threads of its own compute: none is sent ahead); the asker sees the
 // short message and receives the pages the usual way.  Pushes foretold
@@ -1302,13 +1339,29 @@ void ahead_plan(PushState& s) {
   }
 }
 
+// Whether every page of the runs this rank diffed since the last barrier
+// has its mask kept (and no other thread of the rank may have written the
+// page's own copy since its diff): the pages sent ahead can then be taken,
+// this rank's diffed bytes stored over them.
+bool ahead_diffs_kept(const PushState& s) {
+  if (s.diffed.empty()) return true;
+  for (size_t i = 0; i < s.recv_off.size(); i++)
+    for (uint64_t p = s.recv_off[i] / kPage; p < (s.recv_off[i] + s.recv_len[i]) / kPage; p++) {
+      auto it = s.diffed.find((uint32_t)p);
+      if (it != s.diffed.end() && (it->second == kDiffNoMask || threads_several())) return false;
+    }
+  return true;
+}
+
 // The asker wants kept slot `slot` of home h this barrier: whether it takes
-// the pages sent ahead (its row then says -(slot + 1)).
+// the pages sent ahead (its row then says -(slot + 1)).  Not where it wrote
+// their bytes at the home by stores or atomics (Transport::data_written),
+// which its own copy does not hold.
 bool ahead_take(PushState& s, int h, int slot) {
   if (h != 1 - rt.rank) return false;
   s.my_slot = slot;
   if (s.expect_slot != slot ||
-      rt.tp.data_written(h, s.recv_off.data(), s.recv_len.data(), s.recv_off.size()))
+      rt.tp.data_written(h, s.recv_off.data(), s.recv_len.data(), s.recv_off.size()) || !ahead_diffs_kept(s))
     return false;
   s.took = true;
   return true;
@@ -1320,9 +1373,21 @@ void ahead_after(PushState& s, const int* kept) {
   if (rt.nranks != 2 || !proto_push_keeps()) return;
   const int other = 1 - rt.rank;
   if (s.took && s.rows.recv_full) {  // the pages into their slots
-    const uint8_t* from = s.scratch.data();
-    for (size_t i = 0; i < s.recv_off.size(); from += s.recv_len[i], i++)
+    uint8_t* from = s.scratch.data();
+    for (size_t i = 0; i < s.recv_off.size(); from += s.recv_len[i], i++) {
+      // The home sent them as it arrived, perhaps before this rank's diffs
+      // of this interval reached it: the diffed bytes stay this rank's.
+      // (The home wrote none of them: the program is race-free, or the
+      // barrier orders the home's write before this rank's.)
+      if (!s.diffed.empty())
+        for (uint64_t at = 0; at < s.recv_len[i]; at += kPage) {
+          auto it = s.diffed.find((uint32_t)((s.recv_off[i] + at) / kPage));
+          if (it != s.diffed.end())
+            mask_store(from + at, rt.tp.self_data() + s.recv_off[i] + at, &s.diff_masks[it->second * kMaskWords],
+                       kMaskWords);
+        }
       std::memcpy(rt.tp.self_data() + s.recv_off[i], from, s.recv_len[i]);
+    }
     rt.st.s.pages_ahead += (uint64_t)(from - s.scratch.data()) / kPage;
   } else if (s.took) {
     s.rq.emplace_back();
@@ -1527,6 +1592,8 @@ void proto_push_serve(int asked, const int* kept) {
   }
   if (rt.nranks == 2) {
     rt.tp.data_writes_mark(1 - rt.rank);
+    s.diffed.clear();
+    s.diff_masks.clear();
     ahead_prepost(s);
   }
 }

@@ -252,12 +252,10 @@ class Transport {
   // Puts of n runs of bytes: run i is len[i] bytes at base + off[i], taken
   // from src + off[i] (a diff of one page).  The MPI path sends them as one
   // put; complete after flush() like put.
+  // (Not in data_written's ranges, as put_mask: a diff's bytes are the
+  // rank's own copy's, and the protocol keeps which it sent: core.cpp,
+  // push_note_diff.)
   void put_runs(int r, Seg s, uint64_t base, const uint8_t* src, const uint32_t* off, const uint32_t* len, size_t n) {
-    if (s == Seg::Data && n && (size_t)r < written_.size()) {  // (the extent only where writes are kept)
-      uint64_t lo = UINT64_MAX, hi = 0;
-      for (size_t i = 0; i < n; i++) lo = off[i] < lo ? off[i] : lo, hi = off[i] + len[i] > hi ? off[i] + len[i] : hi;
-      wrote(r, s, base + lo, base + hi);
-    }
     routes_[r].seg[(int)s]->put_runs(r, s, base, src, off, len, n);
   }
   // Whether a diff of `runs` runs goes better by its mask (of `words`
@@ -266,7 +264,6 @@ class Transport {
   static constexpr bool mask_pays(size_t runs, size_t words) { return 4 * runs > 8 * words; }
   // A page's diff by its mask (Path::put_mask); complete after flush().
   void put_mask(int r, Seg s, uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words) {
-    wrote(r, s, base, base + words * 64 * 8);  // (a mask word covers 64 8-byte words)
     routes_[r].seg[(int)s]->put_mask(r, s, base, src, mask, words);
   }
   // All earlier puts are complete at their targets: a fence, then the flush
@@ -431,11 +428,12 @@ class Transport {
                         uint8_t* into, MPI_Request* rq);
   bool test_bytes(MPI_Request* rq, size_t* bytes);
   // The bytes of r's Data segment this rank has written since
-  // data_writes_mark(r) (puts, diffs, stores and atomics, noted as they are
-  // issued): whether any of them lies in the n runs (off[i], len[i] bytes;
-  // sorted, apart), or more were written than are kept track of.  A home's
-  // pages sent ahead of the barrier's agreement are stale where this rank
-  // wrote them since (protocol/core.cpp, pushes ahead).  Kept in jobs of
+  // data_writes_mark(r) (puts, stores and atomics, noted as they are
+  // issued; not diffs, which the protocol keeps itself: core.cpp,
+  // push_note_diff): whether any of them lies in the n runs (off[i], len[i]
+  // bytes; sorted, apart), or more were written than are kept track of.  A
+  // home's pages sent ahead of the barrier's agreement are stale where this
+  // rank wrote them since (protocol/core.cpp, pushes ahead).  Kept in jobs of
   // 2 ranks that do not map each other only (elsewhere data_written says
   // true).
   void data_writes_mark(int r);
