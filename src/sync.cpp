@@ -47,10 +47,7 @@
 #include <algorithm>
 #include <ctime>
 
-#include "protocol/protocol.hpp"
 #include "runtime.hpp"
-#include "threads.hpp"
-#include "transport/common.hpp"
 
 namespace loom {
 namespace {
@@ -279,143 +276,41 @@ struct Rows {
   std::vector<int> got;
   uint64_t seq = 0;
   MPI_Request pre = MPI_REQUEST_NULL;  // the next row's receive (sync_rows_prepost)
-  // The barrier's diffs to the other rank (sync_rows_diffs_open), as put
-  // records, by parity as the rows; sent just before the row.
-  std::vector<uint8_t> diffs[2];
-  MPI_Request diffs_sent[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  bool diffs_open = false;
-  std::vector<uint8_t> theirs;  // the other rank's, as received
 };
 Rows& rows_state() {
   static Rows& x = *new Rows();  // never destroyed: see runtime.hpp
   return x;
 }
-constexpr int kTagRows = 0x4c56;       // and 0x4c57 (by parity)
-constexpr int kTagRowDiffs = 0x4c58;   // and 0x4c59
-constexpr int kTagRowApplied = 0x4c5a; // and 0x4c5b
-// A row's last two words, after the agreement's (which are summed): the
-// bytes of diffs its rank sent ahead of it, and whether its rank had the
-// other's row, and applied the diffs it announced, before sending it.
-constexpr size_t kRowTail = 2;
-constexpr size_t kRowDiffsMax = (size_t)64 << 20;  // bytes (more go to the home as usual)
-
-// The other rank's diffs of this barrier, into this rank's memory (it is
-// their home); then, if asked, the word that says so.
-void rows_apply_diffs(Rows& x, int peer, int par, size_t bytes) {
-  Transport& tp = rt.tp;
-  x.theirs.resize(bytes);
-  MPI_Request rq;
-  tp.irecv(peer, kTagRowDiffs + par, x.theirs.data(), bytes, &rq);  // (sent before the row: it has come or comes)
-  wait_site("a barrier (the other rank's diffs)");
-  spin_until([&] { return tp.test(&rq); });
-  Segments self{};
-  self.base[(int)Seg::Data] = tp.self_data();
-  self.size[(int)Seg::Data] = rt.size;
-  const PutRecordsApplied a = apply_put_records(self, x.theirs.data(), x.theirs.data() + bytes);
-  if (a.result != PutRecordsApplied::kOk)
-    fatal("a barrier's diffs from rank %d: %s at offset %llu (+%llu)", peer,
-          a.result == PutRecordsApplied::kTruncated ? "cut short" : "outside this rank's memory",
-          (unsigned long long)a.off, (unsigned long long)a.len);
-  tp.sync_local();  // (rma: in the window before the other rank's gets)
-}
+constexpr int kTagRows = 0x4c56;  // and 0x4c57 (by parity)
 
 void agree_by_rows(const std::vector<int>& in, std::vector<int>& out, RowPages* pg) {
   Transport& tp = rt.tp;
   Rows& x = rows_state();
   const int peer = 1 - rt.rank, n = (int)in.size(), par = (int)(x.seq++ & 1);
   spin_until([&] { return tp.test_all(&x.sent[par], 1); });  // (a null request is complete)
-  x.diffs_open = false;
-  const size_t mine = x.diffs[par].size();
-  if (mine) tp.isend(peer, kTagRowDiffs + par, x.diffs[par].data(), mine, &x.diffs_sent[par]);
-  const size_t words = (size_t)n + kRowTail;
-  x.got.resize(words);
+  x.sent_words[par] = in;
+  x.got.resize((size_t)n);
   MPI_Request recv = x.pre;
   x.pre = MPI_REQUEST_NULL;
-  const size_t bytes = words * sizeof(int);
+  const size_t bytes = (size_t)n * sizeof(int);
   if (recv == MPI_REQUEST_NULL) tp.irecv(peer, kTagRows + par, x.got.data(), bytes, &recv);
-  // The other's row may be here already (it arrived first): its diffs are
-  // then applied before this row goes, which says so, and the other rank
-  // needs no word after it.
-  size_t came = 0;
-  const bool early = tp.test_bytes(&recv, &came);
-  if (early && came >= bytes && x.got[(size_t)n] > 0) rows_apply_diffs(x, peer, par, (size_t)x.got[(size_t)n]);
-  x.sent_words[par] = in;
-  x.sent_words[par].push_back((int)mine);
-  x.sent_words[par].push_back(early ? 1 : 0);
   const bool with_pages = pg && pg->send_n;
   if (with_pages)
     tp.isend_words_runs(peer, kTagRows + par, x.sent_words[par].data(), bytes, pg->send_off, pg->send_len, pg->send_n,
                         &x.sent[par]);
   else
     tp.isend(peer, kTagRows + par, x.sent_words[par].data(), bytes, &x.sent[par]);
-  if (!early) {
-    wait_site("a barrier (the other rank's words)");
-    spin_until([&] { return tp.test_bytes(&recv, &came); });
-  }
+  wait_site("a barrier (the other rank's words)");
+  size_t came = 0;
+  spin_until([&] { return tp.test_bytes(&recv, &came); });
   if (came < bytes) fatal("a barrier's row from rank %d: %zu bytes, not %zu", peer, came, bytes);
   if (pg) pg->recv_full = came > bytes;
-  if (!early && x.got[(size_t)n] > 0) {
-    rows_apply_diffs(x, peer, par, (size_t)x.got[(size_t)n]);
-    static const int applied = 1;
-    MPI_Request rq;
-    tp.isend(peer, kTagRowApplied + par, &applied, sizeof applied, &rq);
-    spin_until([&] { return tp.test(&rq); });
-  }
-  // This rank's diffs are at their home before it leaves: its row said so,
-  // or the word after it does.
-  if (mine && !x.got[(size_t)n + 1]) {
-    int applied = 0;
-    MPI_Request rq;
-    tp.irecv(peer, kTagRowApplied + par, &applied, sizeof applied, &rq);
-    wait_site("a barrier (the home's word that it applied this rank's diffs)");
-    spin_until([&] { return tp.test(&rq); });
-  }
-  if (mine) {
-    spin_until([&] { return tp.test_all(&x.diffs_sent[par], 1); });
-    x.diffs[par].clear();
-  }
   // Pages sent are the program's memory: the send ends before the barrier does.
   if (with_pages) spin_until([&] { return tp.test_all(&x.sent[par], 1); });
   out = in;
   for (int i = 0; i < n; i++) out[(size_t)i] += x.got[(size_t)i];
 }
 }  // namespace
-
-bool sync_rows_diffs_open() {
-  Rows& x = rows_state();
-  // (A barrier's release may run release_pages more than once: the diffs
-  // gather until the row goes.)
-  if (!x.diffs_open && rt.nranks == 2 && rt.ivl.in_barrier && proto_push_used() && !threads_several()) {
-    x.diffs_open = true;
-    x.diffs[x.seq & 1].clear();
-  }
-  return x.diffs_open;
-}
-
-bool sync_rows_diff_add(uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words, const uint32_t* off,
-                        const uint32_t* len, size_t n) {
-  Rows& x = rows_state();
-  if (!x.diffs_open) return false;
-  std::vector<uint8_t>& d = x.diffs[x.seq & 1];
-  const size_t rb = n ? runs_record_bytes(off, len, n) : 0;
-  size_t need = 0;
-  if (mask) {
-    size_t bytes = 0;
-    for (size_t w = 0; w < words; w++) bytes += (size_t)__builtin_popcountll(mask[w]);
-    need = mask_record_bytes(words, bytes);
-  } else if (rb) {
-    need = rb;
-  } else {
-    return false;
-  }
-  if (d.size() + need > kRowDiffsMax) return false;
-  const size_t at = d.size();
-  d.resize(at + need);
-  const size_t wrote = mask ? append_mask_record(d.data() + at, Seg::Data, base, src, mask, words)
-                            : append_runs_record(d.data() + at, Seg::Data, base, src, off, len, n);
-  LOOM_ASSERT(wrote == need);
-  return true;
-}
 
 bool sync_rows_prepost(uint8_t* into, size_t bytes) {
   Rows& x = rows_state();
@@ -435,8 +330,6 @@ void sync_agree_stop() {
   Rows& x = rows_state();
   rt.tp.cancel(&x.pre);
   for (MPI_Request& rq : x.sent) spin_until([&] { return rt.tp.test_all(&rq, 1); });
-  for (MPI_Request& rq : x.diffs_sent) spin_until([&] { return rt.tp.test_all(&rq, 1); });
-  x.diffs_open = false;
   x.seq = 0;
 }
 

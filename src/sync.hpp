@@ -101,21 +101,6 @@ struct RowPages {
 bool sync_rows_prepost(uint8_t* into, size_t bytes);  // false: none posted
 unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const int* kept = nullptr,
                               int* kept_in = nullptr, RowPages* pages = nullptr);
-// A full barrier's diffs to the other rank of a job of 2 ranks whose
-// agreement is rows: at the barrier's release (rt.ivl.in_barrier),
-// sync_rows_diffs_open says whether they may go beside this rank's row
-// instead of to the home ahead of it, and sync_rows_diff_add takes one
-// page's (by its mask, or else its n runs; offsets from base, bytes from
-// src + offset), false where it does not (the caller puts it as usual).
-// The home applies them in the agreement, before it sends its own row if
-// this rank's came first, else after it, and then says so in a word of
-// its own; this rank leaves the barrier only once they are applied.  The
-// diff's round trip to a home that computes, ahead of the row, leaves the
-// barrier's path: SOR across 2 hosts, whose rank 1 diffs a page of rank
-// 0's at every barrier, waited 44 us for it in each (docs/BENCHMARKS.md).
-bool sync_rows_diffs_open();
-bool sync_rows_diff_add(uint64_t base, const uint8_t* src, const uint64_t* mask, size_t words, const uint32_t* off,
-                        const uint32_t* len, size_t n);
 void sync_agree_stop();
 // MCS queue lock, no memory actions.  Locks carry a hand-over value
 // (< 2^kIvlInfoBits, intervals.hpp) from each holder to the next: lock returns what

@@ -1038,7 +1038,6 @@ void release_pages(std::vector<uint32_t>& list) {
   migrate_note_released(list);
   static DiffRunList& runs = *new DiffRunList();  // never destroyed: see runtime.hpp
   constexpr size_t kWords = kPage / 64;
-  const bool rows = sync_rows_diffs_open();
   static uint64_t mask[kWords];
   for (uint32_t p : list) {
     const uint64_t tt = trace_on() ? trace_now() : 0;
@@ -1049,14 +1048,8 @@ void release_pages(std::vector<uint32_t>& list) {
     const DiffMask d = diff_mask(pt.twins + p * kPage, slot(p), kPage, mask);
     const bool by_mask = Transport::mask_pays(d.runs, kWords);
     if (d.bytes && (!by_mask || trace_runs())) mask_runs(mask, kWords, DiffRunList::add, &runs);
-    // A full barrier's diffs to the other rank of 2 may go with its row
-    // (sync.hpp, sync_rows_diff_add), HLRC's only (ERC's home passes them on).
-    const bool with_row = d.bytes && rows && pt.home[p] == 1 - rt.rank && pt.mode[p] == LOOM_PROTOCOL_HLRC &&
-                          sync_rows_diff_add(p * kPage, slot(p), by_mask ? mask : nullptr, kWords, runs.off.data(),
-                                             runs.len.data(), runs.off.size());
-    if (d.bytes && !with_row && by_mask)
-      rt.tp.put_mask(pt.home[p], Seg::Data, p * kPage, slot(p), mask, kWords);
-    else if (d.bytes && !with_row)
+    if (d.bytes && by_mask) rt.tp.put_mask(pt.home[p], Seg::Data, p * kPage, slot(p), mask, kWords);
+    else if (d.bytes)
       rt.tp.put_runs(pt.home[p], Seg::Data, p * kPage, slot(p), runs.off.data(), runs.len.data(), runs.off.size());
     if (d.bytes) push_note_diff(p, mask);
     rt.st.s.diffs++;
