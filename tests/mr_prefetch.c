@@ -58,6 +58,14 @@ static loom_stats_t stats_now(void) {
   return st;
 }
 
+/* At least `want` pages came ahead of the agreement (statistics' pages_ahead). */
+static void check_ahead(int r, uint64_t got, uint64_t want, const char* where) {
+  CHECK(got >= want);
+  if (got < want)
+    fprintf(stderr, "rank %d: %llu pages %s came ahead of the agreement, want %llu\n", r, (unsigned long long)got,
+            where, (unsigned long long)want);
+}
+
 static int listed(int t, const int* l, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (l[i] == t) return 1;
@@ -280,10 +288,7 @@ static void body(int w, int nw) {
       fprintf(stderr, "rank %d: %llu pages of the block came with barriers, want %d\n", r,
               (unsigned long long)(s9.prefetch_used - s8.prefetch_used), 60 * D);
     if (n == 2 && T == 1 && !(pf && !strcmp(pf, "gets"))) {
-      CHECK(s9.pages_ahead - s8.pages_ahead >= (uint64_t)60 * D);
-      if (s9.pages_ahead - s8.pages_ahead < (uint64_t)60 * D)
-        fprintf(stderr, "rank %d: %llu pages of the block came ahead of the agreement, want %d\n", r,
-                (unsigned long long)(s9.pages_ahead - s8.pages_ahead), 60 * D);
+      check_ahead(r, s9.pages_ahead - s8.pages_ahead, (uint64_t)60 * D, "of the block");
     }
   }
   mr_wbar();
@@ -413,10 +418,7 @@ static void body(int w, int nw) {
   if (r == 1 && th == 0 && expect && n == 2 && T == 1 && !(pf && !strcmp(pf, "gets"))) {
     /* the rounds with no unlock's diff take their pages ahead */
     const loom_stats_t s14 = stats_now();
-    CHECK(s14.pages_ahead - s13.pages_ahead >= (uint64_t)10 * K);
-    if (s14.pages_ahead - s13.pages_ahead < (uint64_t)10 * K)
-      fprintf(stderr, "rank %d: %llu pages came ahead of the agreement in part 8, want %d\n", r,
-              (unsigned long long)(s14.pages_ahead - s13.pages_ahead), 10 * K);
+    check_ahead(r, s14.pages_ahead - s13.pages_ahead, (uint64_t)10 * K, "in part 8");
   }
   mr_wbar();
   mr_wfree(told);
