@@ -296,9 +296,11 @@ struct PushState {
   // own copy over them (ahead_after).
   std::unordered_map<uint32_t, uint32_t> diffed;
   std::vector<uint64_t> diff_masks;
+  bool diffed_over = false;  // more pages diffed than kDiffedKept (a program of locks only): no take
 };
 constexpr uint32_t kDiffNoMask = ~(uint32_t)0;
 constexpr size_t kDiffMasksKept = 256;  // pages (128 KiB of masks)
+constexpr size_t kDiffedKept = 65536;   // pages noted between two barriers
 constexpr size_t kMaskWords = kPage / 64;
 PushState& push_state() {
   static PushState& s = *new PushState();  // never destroyed: see runtime.hpp
@@ -312,8 +314,12 @@ PushState& push_state() {
 // since, ordered after this rank's write by the lock, and its bytes must
 // come from the home (no mask: not taken).
 void push_note_diff(uint32_t p, const uint64_t* mask) {
-  if (rt.nranks != 2 || rt.pages.home[p] != 1 - rt.rank || !proto_push_keeps()) return;
+  if (rt.nranks != 2 || rt.pages.home[p] != 1 - rt.rank || !proto_push_used() || !proto_push_keeps()) return;
   PushState& s = push_state();
+  if (s.diffed.size() >= kDiffedKept && !s.diffed.count(p)) {
+    s.diffed_over = true;
+    return;
+  }
   auto [it, fresh] = s.diffed.emplace(p, kDiffNoMask);
   if (fresh && rt.ivl.in_barrier && s.diff_masks.size() < kDiffMasksKept * kMaskWords) {
     it->second = (uint32_t)(s.diff_masks.size() / kMaskWords);
@@ -1344,6 +1350,7 @@ void ahead_plan(PushState& s) {
 // page's own copy since its diff): the pages sent ahead can then be taken,
 // this rank's diffed bytes stored over them.
 bool ahead_diffs_kept(const PushState& s) {
+  if (s.diffed_over) return false;
   if (s.diffed.empty()) return true;
   for (size_t i = 0; i < s.recv_off.size(); i++)
     for (uint64_t p = s.recv_off[i] / kPage; p < (s.recv_off[i] + s.recv_len[i]) / kPage; p++) {
@@ -1594,6 +1601,7 @@ void proto_push_serve(int asked, const int* kept) {
     rt.tp.data_writes_mark(1 - rt.rank);
     s.diffed.clear();
     s.diff_masks.clear();
+    s.diffed_over = false;
     ahead_prepost(s);
   }
 }
