@@ -1352,10 +1352,11 @@ void ahead_plan(PushState& s) {
 bool ahead_diffs_kept(const PushState& s) {
   if (s.diffed_over) return false;
   if (s.diffed.empty()) return true;
+  const bool several = threads_several();
   for (size_t i = 0; i < s.recv_off.size(); i++)
     for (uint64_t p = s.recv_off[i] / kPage; p < (s.recv_off[i] + s.recv_len[i]) / kPage; p++) {
       auto it = s.diffed.find((uint32_t)p);
-      if (it != s.diffed.end() && (it->second == kDiffNoMask || threads_several())) return false;
+      if (it != s.diffed.end() && (it->second == kDiffNoMask || several)) return false;
     }
   return true;
 }
