@@ -7,11 +7,13 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "protocol/protocol.hpp"
 #include "runtime.hpp"
+#include "vm.hpp"
 
 namespace loom {
 namespace {
@@ -109,6 +111,20 @@ Status read_latest(const char* dir, Latest* out) {
 }
 
 }  // namespace
+
+bool checkpoint_peek_range(const char* dir, uint64_t* base, uint64_t* mem_size) {
+  char path[4096];
+  if (std::snprintf(path, sizeof path, "%s/LATEST", dir) >= (int)sizeof path) return false;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  Latest l;
+  const ssize_t n = ::read(fd, &l, sizeof l);
+  close(fd);
+  if (n != (ssize_t)sizeof l || std::memcmp(l.magic, kMagic, 8) != 0) return false;
+  *base = l.base;
+  *mem_size = l.mem_size;
+  return true;
+}
 
 Status checkpoint_write(const char* dir) {
   PageTable& pt = rt.pages;
@@ -246,5 +262,18 @@ Status checkpoint_restore(const char* dir) {
   rt.ckpt.replayed = 0;
   return Status::ok();
 }
+
+namespace {
+
+// With LOOM_RESTART in the environment, the checkpoint's address is held from
+// the moment the library loads: MPI_Init's segments, thread stacks and malloc
+// arenas, all placed at random, come later and go elsewhere.
+__attribute__((constructor)) void hold_restart_range() {
+  const char* dir = std::getenv("LOOM_RESTART");
+  uint64_t base = 0, size = 0;
+  if (dir && dir[0] && checkpoint_peek_range(dir, &base, &size)) vm_hold_early(base, size);
+}
+
+}  // namespace
 
 }  // namespace loom

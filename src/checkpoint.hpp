@@ -41,5 +41,8 @@ Status checkpoint_write(const char* dir);
 // reserved: it names the address), then restore (after).
 Status checkpoint_plan(const char* dir, uint64_t* base, uint64_t* mem_size);
 Status checkpoint_restore(const char* dir);
+// The range a checkpoint's memory occupies, read from DIR/LATEST with plain
+// system calls only (safe in a library constructor, before main and MPI).
+bool checkpoint_peek_range(const char* dir, uint64_t* base, uint64_t* mem_size);
 
 }  // namespace loom

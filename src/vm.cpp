@@ -52,8 +52,27 @@ __attribute__((tls_model("initial-exec"))) thread_local uint64_t t_allowed_page 
 __attribute__((tls_model("initial-exec"))) thread_local int t_allowed_times = 0;
 constexpr int kMaxAllowed = 1000;
 
+// A range held since the library was loaded (vm_hold_early), which
+// try_map_at replaces in place.
+uint8_t* g_held = nullptr;
+uint64_t g_held_size = 0;
+
+void drop_hold() {
+  if (g_held) munmap(g_held, g_held_size);
+  g_held = nullptr;
+  g_held_size = 0;
+}
+
 bool try_map_at(uint64_t addr, uint64_t size) {
   void* want = reinterpret_cast<void*>(addr);
+  if (g_held && addr == (uint64_t)(uintptr_t)g_held && size == g_held_size) {
+    // Ours since before MPI_Init: map the memfd over it (MAP_FIXED replaces
+    // the reservation in one step; nothing else can take the range between).
+    void* p = mmap(want, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED, rt.tp.data_fd(), 0);
+    g_held = nullptr;
+    g_held_size = 0;
+    return p == want;
+  }
   void* p = mmap(want, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, rt.tp.data_fd(), 0);
   if (p == MAP_FAILED) return false;
   if (p != want) {  // old kernel: the flag was only a hint
@@ -74,6 +93,27 @@ uint64_t propose(uint64_t size, int attempt) {
     return reinterpret_cast<uint64_t>(p);
   }
   return 0x100000000000ull + (uint64_t)attempt * 0x80000000000ull;
+}
+
+// What this process has mapped in [addr, addr + size): the first mapping's
+// name from /proc/self/maps (a library's path, [stack], [heap], or
+// "anonymous memory" for a thread's stack, a malloc arena or an MPI segment).
+void describe_occupant(uint64_t addr, uint64_t size, char* out, size_t len) {
+  std::snprintf(out, len, "something");
+  FILE* f = std::fopen("/proc/self/maps", "r");
+  if (!f) return;
+  char line[512];
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long long lo = 0, hi = 0;
+    int name_at = 0;
+    if (std::sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &name_at) < 2) continue;
+    if (hi <= addr || lo >= addr + size) continue;
+    char* name = line + name_at;
+    name[std::strcspn(name, "\n")] = 0;
+    std::snprintf(out, len, "%s at 0x%llx-0x%llx", name[0] ? name : "anonymous memory", lo, hi);
+    break;
+  }
+  std::fclose(f);
 }
 
 long max_map_count() {
@@ -186,9 +226,36 @@ void on_segv(int sig, siginfo_t* info, void* uctx) {
 
 Status vm_reserve(MPI_Comm comm) {
   const uint64_t size = rt.size;
+  if (rt.cfg.base_address) {
+    // A fixed address (LOOM_BASE, or a restart's checkpoint): each rank that
+    // cannot map it says what holds it.
+    const uint64_t addr = rt.cfg.base_address;
+    const bool ok = try_map_at(addr, size);
+    drop_hold();
+    Status mine = Status::ok();
+    if (!ok) {
+      char what[320];
+      describe_occupant(addr, size, what, sizeof what);
+      DeferErrors once;  // printed by agree_errors
+      mine = rt.cfg.restart_dir[0]
+                 ? fail(LOOM_ERR_ADDRESS,
+                        "LOOM_RESTART=%s: the checkpoint's memory (%llu bytes at 0x%llx) is not free on rank %d: "
+                        "%s holds part of it; a process's layout is random, so running the restart again may "
+                        "succeed",
+                        rt.cfg.restart_dir, (unsigned long long)size, (unsigned long long)addr, rt.rank, what)
+                 : fail(LOOM_ERR_ADDRESS,
+                        "LOOM_BASE=0x%llx: %llu bytes at that address are not free on rank %d (%s holds part of "
+                        "it); choose another address or unset LOOM_BASE",
+                        (unsigned long long)addr, (unsigned long long)size, rt.rank, what);
+    }
+    Status all = agree_errors(mine, "loom_init: the global range", rt.nranks, rt.rank, &comm);
+    if (!all.is_ok() && ok) munmap(reinterpret_cast<void*>(addr), size);
+    if (all.is_ok()) rt.base = reinterpret_cast<uint8_t*>(addr);
+    return all;
+  }
   for (int attempt = 0; attempt < 12; attempt++) {
-    uint64_t addr = rt.cfg.base_address;
-    if (!addr && rt.rank == 0) addr = propose(size, attempt);
+    uint64_t addr = 0;
+    if (rt.rank == 0) addr = propose(size, attempt);
     MPI_Bcast(&addr, 1, MPI_UINT64_T, 0, comm);
     int ok = addr && try_map_at(addr, size) ? 1 : 0, all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
@@ -197,17 +264,24 @@ Status vm_reserve(MPI_Comm comm) {
       return Status::ok();
     }
     if (ok) munmap(reinterpret_cast<void*>(addr), size);
-    if (rt.cfg.base_address) break;
   }
-  if (rt.cfg.base_address)
-    return fail_all(LOOM_ERR_ADDRESS,
-                "LOOM_BASE=0x%llx: %llu bytes at that address are not free on every rank; choose another "
-                "address or unset LOOM_BASE",
-                (unsigned long long)rt.cfg.base_address, (unsigned long long)size);
   return fail_all(LOOM_ERR_ADDRESS,
               "no virtual range of %llu bytes is free at one address on every rank; set LOOM_MEM_SIZE "
               "smaller or LOOM_BASE to an address free in every process (e.g. 0x300000000000)",
               (unsigned long long)size);
+}
+
+void vm_hold_early(uint64_t addr, uint64_t size) {
+  if (g_held || !addr || !size || addr % kPage || size % kPage) return;
+  void* want = reinterpret_cast<void*>(addr);
+  void* p = mmap(want, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p == MAP_FAILED) return;  // vm_reserve will say what holds it
+  if (p != want) {              // old kernel: the flag was only a hint
+    munmap(p, size);
+    return;
+  }
+  g_held = static_cast<uint8_t*>(want);
+  g_held_size = size;
 }
 
 void vm_release() {

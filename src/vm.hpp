@@ -13,6 +13,11 @@ namespace loom {
 
 Status vm_reserve(MPI_Comm comm);  // agree on and map the global range
 void vm_release();
+// Hold [addr, addr + size) from now until vm_reserve maps Loom's memory
+// there: a restart's checkpoint names its address, and reserving it as the
+// library loads, before MPI_Init maps its segments and starts threads, leaves
+// less of the process's random layout to land on it.
+void vm_hold_early(uint64_t addr, uint64_t size);
 // Faults on Loom pages go to on_fault (page, 1 write / 0 read / -1 unknown)
 // from any thread, under the rank lock (threads.hpp).  It says:
 //   NotLoom  no allocation covers the page: the handler installed before

@@ -11,14 +11,50 @@
  * blocks back and the loop continues from the saved sweep.  Rank 0 prints
  * "checksum <hex>" (FNV-1a of the final grid's bytes, so equal means
  * bit-identical), "restarted at sweep S" after a restart, and the time of
- * each checkpoint with the bytes the ranks hold. */
+ * each checkpoint with the bytes the ranks hold.
+ *
+ * CKPT_SQUAT=restart|ADDRESS: before loom_init the last rank maps a page at
+ * the restart's checkpoint address (read from LOOM_RESTART's LATEST) or at
+ * ADDRESS, standing in for a thread stack or an MPI segment that the
+ * process's random layout placed there.  It says whether the page was free. */
 #include <loom/loom.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+/* The address a restart will need: LATEST is {"LOOMCKP2", seq, nranks,
+ * mem_size, base} (src/checkpoint.cpp). */
+static uint64_t restart_base(void) {
+  const char* dir = getenv("LOOM_RESTART");
+  char path[4096];
+  uint64_t f[5] = {0};
+  snprintf(path, sizeof path, "%s/LATEST", dir ? dir : ".");
+  FILE* fp = fopen(path, "rb");
+  if (!fp) return 0;
+  const size_t got = fread(f, sizeof f, 1, fp);
+  fclose(fp);
+  return got == 1 && !memcmp(f, "LOOMCKP2", 8) ? f[4] : 0;
+}
+
+static void squat(const char* what) {
+  const char* ranks = getenv("PMI_SIZE") ? getenv("PMI_SIZE") : getenv("OMPI_COMM_WORLD_SIZE");
+  const char* rank = getenv("PMI_RANK") ? getenv("PMI_RANK") : getenv("OMPI_COMM_WORLD_RANK");
+  if (!ranks || !rank || atoi(rank) != atoi(ranks) - 1) return;
+  const uint64_t at = !strcmp(what, "restart") ? restart_base() : strtoull(what, NULL, 0);
+  if (!at) {
+    fprintf(stderr, "CKPT_SQUAT=%s: no address\n", what);
+    exit(2);
+  }
+  void* p = mmap((void*)(uintptr_t)at, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | 0x100000 /* MAP_FIXED_NOREPLACE */,
+                 -1, 0);
+  printf("squat at 0x%llx: %s\n", (unsigned long long)at, p == (void*)(uintptr_t)at ? "taken" : "already held");
+  fflush(stdout);
+}
 
 int main(int argc, char** argv) {
   if (argc < 5) {
@@ -26,6 +62,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const long N = atol(argv[1]), sweeps = atol(argv[2]), every = atol(argv[3]), die_at = atol(argv[4]);
+  if (getenv("CKPT_SQUAT")) squat(getenv("CKPT_SQUAT"));
   if (loom_init(&argc, &argv, NULL) != LOOM_OK) {
     fprintf(stderr, "loom_init: %s\n", loom_last_error());
     return 2;
