@@ -337,6 +337,46 @@ Summary pagefetch_busy_home(const Options& o, Summary by_gap[3]) {
   return rank1_summary(got);
 }
 
+// The same with stretches drawn at random, uniform in [lo, hi] seconds (a
+// fixed seed), so that the fetches do not keep one phase against the home
+// protocol thread's naps, as the fixed stretches above do: short ones
+// (20-600 us) and long ones (1.5-4.5 ms).  Microseconds per fetch, rank 1.
+Summary pagefetch_busy_random(const Options& o, double lo, double hi) {
+  const int fetches = o.tiny ? 8 : 150;
+  auto spin_until = [](double t) {
+    while (MPI_Wtime() < t) {
+    }
+  };
+  loom_start_with([&](loom_config_t& k) {
+    k.unit_pages = 1;
+    k.prefetch = 0;
+  });
+  char* a = nullptr;
+  OK(loom_alloc_collective((size_t)fetches * 4096, (void**)&a));
+  if (rank() == 0)
+    for (int p = 0; p < fetches; p++) a[(size_t)p * 4096] = (char)(p % 7 + 1);
+  OK(loom_barrier());
+  std::vector<double> got;
+  uint64_t seed = 12345;
+  if (rank() == 0) {
+    spin_until(MPI_Wtime() + fetches * (hi + 0.002));
+  } else if (rank() == 1) {
+    long nonzero = 0;
+    for (int p = 0; p < fetches; p++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      spin_until(MPI_Wtime() + lo + (hi - lo) * (double)(seed >> 11) / 9007199254740992.0);
+      const double t = MPI_Wtime();
+      nonzero += ((volatile char*)a)[(size_t)p * 4096] != 0;
+      got.push_back((MPI_Wtime() - t) * 1e6);
+    }
+    if (nonzero != fetches) std::fprintf(stderr, "pagefetch_busy_random: read %ld of %d pages written\n", nonzero, fetches);
+  }
+  OK(loom_barrier());
+  OK(loom_free_collective(a));
+  loom_stop(nullptr);
+  return rank1_summary(got);
+}
+
 // A walk down a column of blocks of a home that computes: rank 1 reads one
 // word of each page of 32 windows (LOOM_UNIT_PAGES each) 4 windows apart,
 // 50 us of computation between windows, while rank 0 computes (as a rank
@@ -560,6 +600,10 @@ void run_pagefetch(const Options& o, Report& rep) {
   rep.add(Result{"pagefetch_busy_home", {{"unit_pages", 1}}, "us", busy, {}, {}, {}});
   for (int g = 0; g < 3; g++)
     rep.add(Result{"pagefetch_busy_home_after", {{"computed_us", kBusyGaps[g] * 1e6}}, "us", by_gap[g], {}, {}, {}});
+  for (auto range : {std::pair<double, double>{20e-6, 600e-6}, std::pair<double, double>{1.5e-3, 4.5e-3}})
+    rep.add(Result{"pagefetch_busy_home_random",
+                   {{"computed_us_lo", range.first * 1e6}, {"computed_us_hi", range.second * 1e6}}, "us",
+                   pagefetch_busy_random(o, range.first, range.second), {}, {}, {}});
   for (bool stride : {false, true})
     rep.add(Result{"pagefetch_stride", {{"stride", stride ? 1.0 : 0.0}, {"unit_pages", (double)c.unit_pages}}, "us/window",
                    pagefetch_stride(o, stride), {}, {}, {}});

@@ -21,7 +21,9 @@
 //            neither has a group barrier's signal (kOpStoreQuiet too;
 //            words after its header are put at b before the store).
 //   reading  kOpReading: the sender is reading this rank's pages by
-//            MPI_Get, so its waits should poll, not nap; no reply.
+//            MPI_Get, so its waits should poll, not nap; off 1: and its
+//            reads came slowly, so the protocol thread naps short for a
+//            while (serve()); no reply.
 // Requests go to tag kTagReq (only the protocol thread receives it), replies
 // to tag kTagReply (only the application thread receives it), both on a
 // private duplicate of the communicator.  The application thread has at
@@ -69,7 +71,7 @@ enum : uint32_t {
   kOpLockEnqueue = 15,  // off = tail, a = link base, b = me; reply the old tail
   kOpLockRelease = 16,  // off, a, b as above, then freed, locked_off, handover; no reply
   kOpLockKick = 17,     // off = lock id: the kick handler (sync.cpp); no reply
-  kOpReading = 18,      // the sender reads this rank's pages by MPI_Get (spin.hpp, idle_read_until); no reply
+  kOpReading = 18,      // the sender reads this rank's pages by MPI_Get (spin.hpp, idle_read_until; off 1: slowly); no reply
 };
 
 constexpr int kTagReq = 1, kTagReply = 2;
@@ -91,6 +93,8 @@ constexpr long kNapMaxNs = AsyncPath::kNapMaxNs;      // (also the nap while the
 constexpr long kNapSpareNs = AsyncPath::kNapSpareNs;  // or this while the rank leaves a core to spare
 constexpr long kBusyWindowNs = 20000000;               // (judged on its CPU time over this long)
 constexpr uint64_t kSliceNs = 100000;        // scheduler slice it asks for
+constexpr long kReadNapNs = 50000;           // the longest nap while a reader's gets may come,
+constexpr long kReadNapWindowNs = 1000000;   // for this long after its word (kOpReading)
 
 // The scheduler slice this thread asks for: 0 the default, else a short one
 // (Linux >= 6.12, EEVDF; no privilege needed, ignored where unsupported).
@@ -222,12 +226,18 @@ AsyncPath::~AsyncPath() {
 // after the last), a fetch from a home in a barrier unchanged (21 us); CG
 // 0.85x, Linpack 0.83x, EP 1.09x (ranges overlap); naps of 20 us: 39-43 us.
 // On shared cores (the 2-core machine's emulated hosts) nothing changes.
+// A reader whose gets came slowly says so (kOpReading with off 1, while
+// its reads come in a stream: Transport::before_read), and the naps stop
+// at 50 us for 1 ms after each such word: 2 hosts x 1 on a core each, a
+// fetch from a computing home with random gaps of 20-600 us 355 -> 77 us,
+// a walk down a column of blocks 476 -> 118 us a window, the programs
+// within their noise (docs/BENCHMARKS.md, "A slow home is told").
 void AsyncPath::serve() {
   pthread_setname_np(pthread_self(), "loom-async");
   thread_mark_internal();
   prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // naps of microseconds, not +50 us
   std::vector<uint64_t> out;
-  long ban_until = 0, ban_len = kBanMinNs, next_judge = 0;
+  long ban_until = 0, ban_len = kBanMinNs, next_judge = 0, reads_until = 0;
   int fast_yields = 0;
   bool short_slice = false;
   while (!stop_.load(std::memory_order_acquire)) {
@@ -243,16 +253,22 @@ void AsyncPath::serve() {
         nanosleep(&ts, nullptr);
         continue;
       }
-      bool served, quiet;
+      bool served, quiet, reads_slow;
       {
         std::lock_guard<std::mutex> hold(serve_mu_);
-        quiet_ = false;
+        quiet_ = reads_slow_ = false;
         served = serve_next(out);
         quiet = quiet_;
+        reads_slow = reads_slow_;
       }
       // A word that asks nothing (kOpReading) is no sign of a burst of
-      // requests: the pace goes on as it was.
-      if (served && quiet) continue;
+      // requests: the pace goes on as it was.  But where the reader's gets
+      // came slowly (while the application computed, each waited for this
+      // thread's next MPI call), its naps stay short for a while.
+      if (served && quiet) {
+        if (reads_slow) reads_until = mono_ns() + kReadNapWindowNs;
+        continue;
+      }
       if (served || stop_.load(std::memory_order_acquire)) break;
       if (++polls <= kServeSpin) {
         relax();
@@ -273,6 +289,7 @@ void AsyncPath::serve() {
         }
       } else {
         if (!short_slice) short_slice = set_slice(kSliceNs);
+        if (t < reads_until) nap = std::min(nap, kReadNapNs);
         timespec ts{0, nap};
         nanosleep(&ts, nullptr);
         if (t >= next_judge) next_judge = judge_cores(t);
@@ -489,6 +506,7 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
     // computing says nothing of its next wait.
     if (waiting_.now()) idle_read_until.store(spin_mono_ns() + kReadWindowNs, std::memory_order_relaxed);
     quiet_ = true;
+    reads_slow_ = off != 0;
     return;
   }
   if (op == kOpStoreQuiet) {
@@ -587,8 +605,8 @@ void AsyncPath::lock_kick(int r, uint64_t id) {
   sent_oneway(r);
 }
 
-void AsyncPath::tell_reading(int r) {
-  uint64_t m[kHdrWords] = {head(kOpReading, Seg::Data), 0, 0, 0};
+void AsyncPath::tell_reading(int r, bool slow) {
+  uint64_t m[kHdrWords] = {head(kOpReading, Seg::Data), slow ? 1u : 0u, 0, 0};
   send_unanswered(r, m, sizeof m);
 }
 

@@ -101,7 +101,7 @@ class AsyncPath final : public Path {
   // Tell r that this rank reads its pages by MPI_Get (auto's page reads),
   // so that r's waits poll for a while instead of napping (spin.hpp,
   // idle_read_until): one message nobody answers.
-  void tell_reading(int r);
+  void tell_reading(int r, bool slow);  // slow: its reads came slowly (Transport::after_read)
   void set_kick_handler(void (*fn)(uint64_t id)) { kick_.store(fn, std::memory_order_release); }
   // Every lock_release and lock_kick sent so far has been served (one
   // acknowledgement round to the ranks that got one since the last call;
@@ -141,6 +141,7 @@ class AsyncPath final : public Path {
   long judged_at_ = 0, judged_proc_ = 0, judged_self_ = 0;  // the last judgement: when, process and thread CPU ns
   long judge_cores(long now);
   MPI_Request req_ = MPI_REQUEST_NULL;     // the posted receive for requests (under serve_mu_)
+  bool reads_slow_ = false;               // and it was a reader's word that its reads came slowly (under serve_mu_)
   bool quiet_ = false;                     // the request just served asked nothing of the pace (under serve_mu_)
   std::vector<uint64_t> req_buf_;          // its buffer
   std::vector<uint64_t> app_out_;          // the application thread's serving scratch

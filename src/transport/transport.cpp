@@ -166,6 +166,8 @@ Status Transport::init(MPI_Comm comm, const TransportOptions& opt) {
 //                            async (it reads mapped ranks' words directly).
 void Transport::build_routes() {
   routes_.assign(nranks_, Route{});
+  slow_until_.assign(nranks_, 0);
+  read_end_.assign(nranks_, 0);
   // (only jobs of 2 ranks that do not map each other ask: data_written)
   written_.assign(nranks_ == 2 && any_remote_ ? 2 : 0, Written{});
   for (int r = 0; r < nranks_; r++) {
@@ -173,10 +175,11 @@ void Transport::build_routes() {
     if (async_) {
       Path* p = direct_->maps_data(r) ? static_cast<Path*>(direct_) : async_;
       const bool by_get = p == async_ && fetch_;
-      to = Route{{p, p}, {by_get ? static_cast<Path*>(fetch_) : p, p}, p, by_get && taken_[r] != 0};
+      to = Route{{p, p}, {by_get ? static_cast<Path*>(fetch_) : p, p}, p, by_get && taken_[r] != 0, by_get};
     } else if (rma_) {
       Path* d = direct_->maps_data(r) ? static_cast<Path*>(direct_) : rma_;
-      to = Route{{d, rma_}, {d, rma_}, rma_, d == rma_ && !taken_.empty() && taken_[r] != 0};
+      const bool tell = d == rma_ && !taken_.empty() && taken_[r] != 0;
+      to = Route{{d, rma_}, {d, rma_}, rma_, tell, tell};
     } else {
       to = Route{{direct_, direct_}, {direct_, direct_}, direct_};
     }
@@ -204,13 +207,33 @@ bool Transport::or_by_cas() const { return rma_ && rma_->ors_by_cas(); }
 // A page read from r by MPI_Get waits for r's next MPI call, and r's waits
 // nap where its cores are taken: tell r, at most every kTellReadsNs, so
 // that they poll meanwhile (spin.hpp, idle_read_until).
-void Transport::tell_reading(int r) {
+void Transport::tell_reading(int r, bool slow) {
   const int64_t t = spin_mono_ns();
   if (t - told_[r] < kTellReadsNs) return;
   told_[r] = t;
-  if (async_) async_->tell_reading(r);
+  if (async_) async_->tell_reading(r, slow);
   else if (!rma_->tell_reading(r)) return;
   if (tells_) ++*tells_;
+}
+
+// A slow home is told only while this rank's reads of it come in a stream
+// (the last ended less than kReadStreamNs ago): the word arrives with the
+// get and cannot speed it, only the reads after it, which a home told
+// once then computing a long while without reads would not see.
+int64_t Transport::before_read(int r) {
+  const int64_t t = spin_mono_ns();
+  const bool slow = t < slow_until_[r] && t - read_end_[r] < kReadStreamNs;
+  if (routes_[r].tell_reads || slow) tell_reading(r, slow);
+  return t;
+}
+
+// A home whose reads come slowly computes while its protocol thread naps
+// (async.cpp, serve()): each get waits for the thread's next MPI call, up
+// to a nap of 500 us.  Told, the thread naps at most 50 us for a while.
+void Transport::after_read(int r, int64_t t, size_t bytes) {
+  const int64_t now = spin_mono_ns();
+  read_end_[r] = now;
+  if (now - t > kSlowReadNs + (int64_t)(bytes / 1024) * kSlowReadNsPerKiB) slow_until_[r] = now + kSlowMemoryNs;
 }
 
 // Whose waits nap (spin.hpp): every rank's cores_taken, so that a reader

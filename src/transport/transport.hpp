@@ -234,17 +234,30 @@ class Transport {
   bool idle_yield_armed() const;
 
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) {
-    if (s == Seg::Data && routes_[r].tell_reads) tell_reading(r);
+    if (s != Seg::Data || !routes_[r].watch_reads) return routes_[r].get[(int)s]->get(r, s, off, dst, len);
+    const int64_t t = before_read(r);
     routes_[r].get[(int)s]->get(r, s, off, dst, len);
+    after_read(r, t, len);
   }
   // Gets from r issued together, one wait for all (Path::get_many).
   void get_many(int r, Seg s, size_t n, const uint64_t* off, uint8_t* const* dst, const size_t* len) {
-    if (s == Seg::Data && routes_[r].tell_reads) tell_reading(r);
+    if (s != Seg::Data || !routes_[r].watch_reads) return routes_[r].get[(int)s]->get_many(r, s, n, off, dst, len);
+    const int64_t t = before_read(r);
     routes_[r].get[(int)s]->get_many(r, s, n, off, dst, len);
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++) bytes += len[i];
+    after_read(r, t, bytes);
   }
   // How often at most a reader tells a home that it reads its pages
   // (tell_reading; spin.hpp, idle_read_until).
   static constexpr int64_t kTellReadsNs = 500000;
+  // A read by MPI_Get from r slower than kSlowReadNs plus kSlowReadNsPerKiB
+  // a KiB marks r slow for kSlowMemoryNs: its reads meanwhile tell it too
+  // (before_read), whatever its cores, where each comes less than
+  // kReadStreamNs after the last ended (the window the word opens at the
+  // home: async.cpp, kReadNapWindowNs).
+  static constexpr int64_t kSlowReadNs = 100000, kSlowReadNsPerKiB = 1000, kSlowMemoryNs = 5000000,
+                           kReadStreamNs = 1000000;
   void put(int r, Seg s, uint64_t off, const void* src, size_t len) {
     wrote(r, s, off, off + len);
     routes_[r].seg[(int)s]->put(r, s, off, src, len);
@@ -460,11 +473,16 @@ class Transport {
     // Data gets by MPI_Get from a rank whose cores are taken: tell it
     // (tell_reading) that this rank reads it, or its naps hold each get.
     bool tell_reads = false;
+    // Data gets by MPI_Get at all (async): timed, and r told while its
+    // reads come slowly (a computing home: its protocol thread's naps).
+    bool watch_reads = false;
   };
+  int64_t before_read(int r);  // tells r where due; returns the time
+  void after_read(int r, int64_t t, size_t bytes);
   void build_routes();  // from the paths init created
   void async_serve();
   void rma_poke();
-  void tell_reading(int r);  // at most every kTellReadsNs to r
+  void tell_reading(int r, bool slow);  // at most every kTellReadsNs to r
   bool gather_taken();
   void far_waits(bool w);
 
@@ -510,6 +528,8 @@ class Transport {
   MpiRmaPath* fetch_ = nullptr;  // async: the Data window that gets read through
   std::vector<uint8_t> taken_;   // with fetch_ or rma_: each rank's cores_taken
   std::vector<int64_t> told_;    // when tell_reading last told each rank
+  std::vector<int64_t> slow_until_;  // until when each rank's reads count as slow (after_read)
+  std::vector<int64_t> read_end_;    // when the last read of each rank ended (after_read)
   uint64_t* tells_ = nullptr;    // set_tell_counter
   AsyncPath* async_ = nullptr;
 };
