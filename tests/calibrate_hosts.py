@@ -36,7 +36,7 @@ with tempfile.TemporaryDirectory() as d:
               f"the halo round ({halo} us) is measured and costs more than an empty barrier ({bar} us)")
         check(isinstance(push, (int, float)) and 0 <= push < halo,
               f"the push's cost beyond the model's parts ({push} us) is what the halo round left")
-        busy, idle, wake = m.get("pagefetch_busy_home_us"), m.get("pagefetch_us"), b.get("serve_wake_us")
+        busy, idle, wake = m.get("pagefetch_busy_home_random_us"), m.get("pagefetch_us"), b.get("serve_wake_us")
         check(isinstance(busy, (int, float)) and isinstance(idle, (int, float)) and isinstance(wake, (int, float))
               and busy > 0 and abs(wake - max(0.0, busy - idle)) <= 1e-3 * max(1.0, busy),
               f"a fetch from a computing home is measured ({busy} us against {idle} us from a waiting one) "

@@ -933,8 +933,8 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # application thread at once; a home that computes leaves it to its
     # protocol thread, which has to wake from a nap or be scheduled beside
     # the computation.  The calibration measures that wait
-    # (between_hosts.serve_wake_us: pagefetch_busy_home's fetches less an
-    # idle home's), and every request that reaches a computing home waits
+    # (between_hosts.serve_wake_us: pagefetch_busy_home_random's fetches
+    # less an idle home's), and every request that reaches a computing home waits
     # as long, or until the home's computation ends.  No shorter wait for
     # a request right after another: on 2 shared cores one after 30 us of
     # computation waited longer than one after 3 ms
