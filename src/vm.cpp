@@ -253,6 +253,7 @@ Status vm_reserve(MPI_Comm comm) {
     if (all.is_ok()) rt.base = reinterpret_cast<uint8_t*>(addr);
     return all;
   }
+  drop_hold();  // (a restart's, where the restart failed before this and init was tried again without it)
   for (int attempt = 0; attempt < 12; attempt++) {
     uint64_t addr = 0;
     if (rt.rank == 0) addr = propose(size, attempt);
