@@ -297,18 +297,27 @@ Summary warm_beside_get(const Options& o, int pages, int* round, MPI_Win w, doub
 // barrier instead, where its application thread serves.
 constexpr double kBusyGaps[3] = {30e-6, 300e-6, 3e-3};
 
-Summary pagefetch_busy_home(const Options& o, Summary by_gap[3]) {
-  const int fetches = o.tiny ? 6 : 24, rounds = o.tiny ? 1 : 3;
-  auto spin_until = [](double t) {
-    while (MPI_Wtime() < t) {
-    }
-  };
+// Computation: spin until MPI_Wtime() reaches t.
+static void spin_until(double t) {
+  while (MPI_Wtime() < t) {
+  }
+}
+
+// The busy home's set-up: Loom with a page a fault and no prefetch, and
+// `fetches` pages homed on rank 0.
+static char* busy_home_start(int fetches) {
   loom_start_with([&](loom_config_t& k) {
     k.unit_pages = 1;
     k.prefetch = 0;
   });
   char* a = nullptr;
   OK(loom_alloc_collective((size_t)fetches * 4096, (void**)&a));
+  return a;
+}
+
+Summary pagefetch_busy_home(const Options& o, Summary by_gap[3]) {
+  const int fetches = o.tiny ? 6 : 24, rounds = o.tiny ? 1 : 3;
+  char* a = busy_home_start(fetches);
   std::vector<double> got, gap_got[3];
   for (int r = 0; r < rounds; r++) {
     if (rank() == 0)
@@ -343,16 +352,7 @@ Summary pagefetch_busy_home(const Options& o, Summary by_gap[3]) {
 // (20-600 us) and long ones (1.5-4.5 ms).  Microseconds per fetch, rank 1.
 Summary pagefetch_busy_random(const Options& o, double lo, double hi) {
   const int fetches = o.tiny ? 8 : 150;
-  auto spin_until = [](double t) {
-    while (MPI_Wtime() < t) {
-    }
-  };
-  loom_start_with([&](loom_config_t& k) {
-    k.unit_pages = 1;
-    k.prefetch = 0;
-  });
-  char* a = nullptr;
-  OK(loom_alloc_collective((size_t)fetches * 4096, (void**)&a));
+  char* a = busy_home_start(fetches);
   if (rank() == 0)
     for (int p = 0; p < fetches; p++) a[(size_t)p * 4096] = (char)(p % 7 + 1);
   OK(loom_barrier());
