@@ -63,6 +63,18 @@ void drop_hold() {
   g_held_size = 0;
 }
 
+// A PROT_NONE mapping of exactly [want, want + size) if that range is free
+// (flags: the sharing, MAP_NORESERVE and the rest; fd -1 for anonymous).
+bool map_free_range(void* want, uint64_t size, int flags, int fd) {
+  void* p = mmap(want, size, PROT_NONE, flags | MAP_NORESERVE | MAP_FIXED_NOREPLACE, fd, 0);
+  if (p == MAP_FAILED) return false;
+  if (p != want) {  // old kernel: the flag was only a hint
+    munmap(p, size);
+    return false;
+  }
+  return true;
+}
+
 bool try_map_at(uint64_t addr, uint64_t size) {
   void* want = reinterpret_cast<void*>(addr);
   if (g_held && addr == (uint64_t)(uintptr_t)g_held && size == g_held_size) {
@@ -73,13 +85,7 @@ bool try_map_at(uint64_t addr, uint64_t size) {
     g_held_size = 0;
     return p == want;
   }
-  void* p = mmap(want, size, PROT_NONE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED_NOREPLACE, rt.tp.data_fd(), 0);
-  if (p == MAP_FAILED) return false;
-  if (p != want) {  // old kernel: the flag was only a hint
-    munmap(p, size);
-    return false;
-  }
-  return true;
+  return map_free_range(want, size, MAP_SHARED, rt.tp.data_fd());
 }
 
 // Ask the kernel for a free range on this rank (used by rank 0 to propose).
@@ -275,12 +281,7 @@ Status vm_reserve(MPI_Comm comm) {
 void vm_hold_early(uint64_t addr, uint64_t size) {
   if (g_held || !addr || !size || addr % kPage || size % kPage) return;
   void* want = reinterpret_cast<void*>(addr);
-  void* p = mmap(want, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-  if (p == MAP_FAILED) return;  // vm_reserve will say what holds it
-  if (p != want) {              // old kernel: the flag was only a hint
-    munmap(p, size);
-    return;
-  }
+  if (!map_free_range(want, size, MAP_PRIVATE | MAP_ANONYMOUS, -1)) return;  // vm_reserve will say what holds it
   g_held = static_cast<uint8_t*>(want);
   g_held_size = size;
 }
