@@ -771,9 +771,12 @@ void run_fault(const Options& o, Report& rep) {
   // rank page mod N, so across hosts most claims are a round trip.  us a
   // page, the slowest rank's.  Then the same touched by a read only, and by
   // a read and a write (an accumulator in fresh memory: a[i] += x), which
-  // faults as a read and then as a write.
+  // faults as a read and then as a write; and read whole, then written
+  // whole (a first pass that finds the fresh array zero, then one that
+  // fills it: each page faults as a read in the first, as a write in the
+  // second).
   const int FP = o.tiny ? 64 : 1024;
-  for (const char* how : {"write", "read", "rmw"}) {
+  for (const char* how : {"write", "read", "rmw", "read_then_write"}) {
     Summary ft = measure(o, [&] {
       char* a = nullptr;
       OK(loom_alloc_collective((size_t)FP * nranks() * 4096, (void**)&a));
@@ -783,9 +786,11 @@ void run_fault(const Options& o, Report& rep) {
       double t0 = MPI_Wtime();
       if (how[0] == 'w')
         for (int p = 0; p < FP; p++) mine[(size_t)p * 4096] = 1;
-      else if (how[1] == 'e')
+      else if (how[1] == 'e') {
         for (int p = 0; p < FP; p++) sum += mine[(size_t)p * 4096];
-      else
+        if (how[4] == '_')
+          for (int p = 0; p < FP; p++) mine[(size_t)p * 4096] = 1;
+      } else
         for (int p = 0; p < FP; p++) mine[(size_t)p * 4096] = (char)(mine[(size_t)p * 4096] + 1);
       const double t = (MPI_Wtime() - t0) / FP * 1e6;
       if (sum != 0) std::fprintf(stderr, "first_touch_read: a fresh page read %d\n", sum);

@@ -25,10 +25,13 @@
  *      them registers the rest with it (HLRC), so where some rank is not
  *      mapped a part read in order faults about once a unit and needs no
  *      lookup but its claims', and a part incremented in order faults about
- *      twice a unit under HLRC.  Every rank caches the next part, the
- *      owners add again without faulting, and every rank reads the sums
- *      (a run opened writable without its writer bits in the directory
- *      leaves those copies stale).  Traced (LOOM_TRACE), every page faults,
+ *      twice a unit under HLRC.  And read whole, then written whole (the
+ *      write reaches the first unit long after the last unit's claim): the
+ *      same, about twice a unit (every read claim's run is remembered until
+ *      the next acquire, not the last one only).  Every rank caches the next
+ *      part, the owners add again without faulting, and every rank reads the
+ *      values (a run opened writable without its writer bits in the
+ *      directory leaves those copies stale).  Traced (LOOM_TRACE), every page faults,
  *      so that the trace has each first touch.
  *   6. A claim that is not a fault's opens nothing: page 0 of a part
  *      written, then an atomic on page 1 (its claim takes the rest of the
@@ -136,16 +139,18 @@ int main(int argc, char** argv) {
   const int hlrc = !proto || !strcmp(proto, "hlrc"), far = loom_direct_peers() < n - 1;
   const char* trace = getenv("LOOM_TRACE");
   const int traced = trace && *trace;
-  for (int how = 0; how < 2; how++) {
+  for (int how = 0; how < 3; how++) {
     CHECK_OK(loom_alloc_collective_policy((size_t)n * PART * 4096, LOOM_HOME_FIRST_TOUCH, (void**)&m));
     volatile uint64_t* vm = m + (size_t)r * PART * W;
     CHECK_OK(loom_barrier());
     CHECK_OK(loom_stats_get(&a));
     bad = 0;
-    if (how == 0)
+    if (how != 1)
       for (size_t p = 0; p < PART; p++) bad += vm[p * W] != 0;
-    else
+    if (how == 1)
       for (size_t p = 0; p < PART; p++) vm[p * W] += value((size_t)r * PART + p, 5);
+    if (how == 2)
+      for (size_t p = 0; p < PART; p++) vm[p * W] = value((size_t)r * PART + p, 5);
     CHECK_OK(loom_stats_get(&z));
     CHECK(bad == 0);
     const uint64_t faults = z.read_faults + z.write_faults - a.read_faults - a.write_faults;
@@ -156,13 +161,13 @@ int main(int argc, char** argv) {
       CHECK(looked <= MAX_LOOKUPS);
       if (faults > most || looked > MAX_LOOKUPS)
         fprintf(stderr, "rank %d: %s in order: %llu faults (at most %llu), %llu lookups (at most %zu)\n", r,
-                how == 0 ? "read" : "incremented", (unsigned long long)faults, (unsigned long long)most,
+                how == 0 ? "read" : how == 1 ? "incremented" : "read whole, then written whole", (unsigned long long)faults, (unsigned long long)most,
                 (unsigned long long)looked, MAX_LOOKUPS);
     }
     CHECK(faults >= PART / U); /* a unit's first touch faults */
     if (far && traced) CHECK(faults >= PART); /* traced: a fault a page, each an event of the trace */
     CHECK_OK(loom_barrier());
-    if (how == 1) {
+    if (how >= 1) {
       const uint64_t* theirs5 = m + (size_t)next * PART * W;
       sum = 0;
       for (size_t p = 0; p < PART; p++) sum += theirs5[p * W];
@@ -181,8 +186,8 @@ int main(int argc, char** argv) {
       }
       CHECK(bad == 0 && wrong == 0);
       if (bad || wrong)
-        fprintf(stderr, "rank %d: %zu pages of rank %d's incremented part stale (sum %llu), %zu with the wrong home\n",
-                r, bad, next, (unsigned long long)sum, wrong);
+        fprintf(stderr, "rank %d: %zu pages of rank %d's %s part stale (sum %llu), %zu with the wrong home\n", r,
+                bad, next, how == 1 ? "incremented" : "written", (unsigned long long)sum, wrong);
     }
     CHECK_OK(loom_barrier());
     CHECK_OK(loom_free_collective(m));

@@ -76,6 +76,29 @@ void next_word(size_t i, int* r, uint64_t* off) {
   *off = dir_off(g_next + i);
 }
 
+// The runs a read fault's claim opened read-only, unregistered, since the
+// last acquire or allocation: a program that reads a fresh array whole
+// before it writes it (a first pass finds it zero) writes the first run
+// long after the last was claimed.  Kept in order of their first page
+// (claims come in address order: appended).
+bool read_runs_current() {
+  const PageTable& pt = rt.pages;
+  return pt.ro_gen == pt.alloc_gen && pt.ro_acq == pt.acquires;
+}
+
+void note_read_run(uint64_t first, uint64_t n) {
+  PageTable& pt = rt.pages;
+  if (!read_runs_current()) {
+    pt.ro_runs.clear();
+    pt.ro_gen = pt.alloc_gen, pt.ro_acq = pt.acquires;
+  }
+  auto& v = pt.ro_runs;
+  size_t at = v.size();
+  while (at >= 2 && v[at - 2] > first) at -= 2;  // (out of order: rare, and a short walk back)
+  const uint64_t run[2] = {first, n};
+  v.insert(v.begin() + (ptrdiff_t)at, run, run + 2);
+}
+
 // The claim of p's unit from p; -2 where it does not apply (the caller
 // claims p alone).
 int claim_unit(uint64_t p, bool write) {
@@ -133,10 +156,7 @@ int claim_unit(uint64_t p, bool write) {
   pt.opened_n = 0;
   if ((reg || !write) && !trace_on())
     while (pt.opened_n < n && pt.home[p + pt.opened_n] == rt.rank) pt.opened_n++;
-  if (!write) {
-    pt.ro_first = p, pt.ro_n = pt.opened_n;
-    pt.ro_gen = pt.alloc_gen, pt.ro_acq = pt.acquires;
-  }
+  if (!write && pt.opened_n) note_read_run(p, pt.opened_n);
   pt.ahead.assign(next.begin(), next.end());
   pt.ahead_first = hi;
   pt.ahead_gen = pt.alloc_gen;
@@ -154,15 +174,23 @@ bool proto_claim_ready(uint64_t p) {
 uint64_t proto_register_run(uint64_t p) {
   static std::vector<uint64_t>& ored = *new std::vector<uint64_t>();  // (fault path scratch: see runtime.hpp)
   PageTable& pt = rt.pages;
-  if (pt.ro_n == 0 || p < pt.ro_first || p >= pt.ro_first + pt.ro_n || pt.ro_gen != pt.alloc_gen ||
-      pt.ro_acq != pt.acquires || !page_protocol(p).writer_sets || trace_on())
-    return 0;
-  const uint64_t lim = pt.ro_first + pt.ro_n;
+  if (pt.ro_runs.empty() || !read_runs_current() || !page_protocol(p).writer_sets || trace_on()) return 0;
+  // The run that holds p: the last whose first page is at most p.
+  auto& v = pt.ro_runs;
+  size_t lo = 0, hi = v.size() / 2;
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (v[2 * mid] <= p) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == 0 || p >= v[2 * (lo - 1)] + v[2 * (lo - 1) + 1]) return 0;
+  uint64_t& n = v[2 * (lo - 1) + 1];
+  const uint64_t lim = v[2 * (lo - 1)] + n;
   uint64_t end = p;
   while (end < lim && pt.state[end] == kRO && pt.home[end] == rt.rank && !(pt.flags[end] & kIWriter) &&
          pt.mode[end] == pt.mode[p])
     end++;
-  pt.ro_n = p - pt.ro_first;  // (pages before p are left to their own writes)
+  n = p - v[2 * (lo - 1)];  // (pages before p are left to their own writes)
   if (end - p < 2) return 0;
   g_first = p;
   ored.resize(end - p);

@@ -131,9 +131,9 @@ struct PageTable {
   uint32_t ahead_gen = ~0u;            // (directory.cpp, claim_unit), at alloc_gen ahead_gen
   uint64_t opened_first = 0;           // a fault's claim of a unit: pages [opened_first, + opened_n) are
   uint64_t opened_n = 0;               // this rank's (a write fault's: registered as written), to open now
-  uint64_t ro_first = 0, ro_n = 0;     // a read fault's claim of a unit opened pages [ro_first, + ro_n)
-  uint32_t ro_gen = 0, ro_acq = 0;     // read-only, unregistered, at alloc_gen ro_gen and acquires ro_acq
-                                       // (directory.cpp, proto_register_run)
+  std::vector<uint64_t> ro_runs;       // read faults' claims of units opened pages [first, + n) read-only,
+  uint32_t ro_gen = 0, ro_acq = 0;     // unregistered: (first, n) pairs in order of first, all at alloc_gen
+                                       // ro_gen and acquires ro_acq (directory.cpp, proto_register_run)
   std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy
@@ -158,6 +158,9 @@ struct PageTable {
     ahead_first = 0;
     ahead.clear();
     ahead_gen = ~0u;
+    opened_n = 0;
+    ro_runs.clear();
+    ro_gen = ro_acq = 0;
     heap_checked.assign(npages, ~0u);
     dirty.clear();
     dirty.reserve(npages);
