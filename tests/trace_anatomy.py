@@ -61,19 +61,27 @@ write(d, 1, [rec(1100, 40, 1, a=5, b=0 | 1 << 32), rec(2500, 300, 1, a=6, b=0 | 
              rec(1300, 50, 9, a=3, b=0),
              rec(2010, 10, 2, 1, a=2), rec(2040, 30, 2, 2, a=2),
              rec(3000, 170, 2, 0, a=4),
-             rec(3300, 5, 1, a=13, b=0 | 1 << 32)])  # rank 0 computing; page 13: window 1, rank 1's first there
+             rec(3300, 5, 1, a=13, b=0 | 1 << 32),  # rank 0 computing; page 13: window 1, rank 1's first there
+             rec(3320, 7, 1, a=14, b=0 | 1 << 32)])  # window 1 again; rank 1's second since barrier 4
 
 summ = lt.summary(lt.load(d))
-# Fetches by their home's state at their midpoint, and cold: a rank's
-# first fetch into an aligned window of 8 pages (rank 1: page 5 then 6
-# of window 0, page 13 of window 1; rank 0: page 10).
+# Fetches by their home's state at their midpoint; cold: a rank's first
+# fetch into an aligned window of 8 pages (rank 1: page 5 then 6 of window
+# 0, page 13 then 14 of window 1; rank 0: page 10); and whether a fetch is
+# the rank's first since it left a barrier (a split barrier's arrive is
+# not a leaving: rank 0's page 10 is its first since barrier 1; rank 1's
+# pages 5, 6 and 13 are each its first, after the start, barrier 1's wait
+# and barrier 4; page 14 its second after barrier 4).
 for key, what, want_f in [
         ("fetches_by_home", "by their home's state",
          {"home_in_loom": {"fetches": 2, "total_us": 48.0, "median_us": 40.0},
-          "home_computing": {"fetches": 2, "total_us": 305.0, "median_us": 300.0}}),
+          "home_computing": {"fetches": 3, "total_us": 312.0, "median_us": 7.0}}),
         ("fetches_cold", "by first into their window or again",
          {"first": {"fetches": 3, "total_us": 53.0, "median_us": 8.0},
-          "again": {"fetches": 1, "total_us": 300.0, "median_us": 300.0}})]:
+          "again": {"fetches": 2, "total_us": 307.0, "median_us": 300.0}}),
+        ("fetches_after_barrier", "by first since a barrier or later",
+         {"first": {"fetches": 4, "total_us": 353.0, "median_us": 40.0},
+          "later": {"fetches": 1, "total_us": 7.0, "median_us": 7.0}})]:
     if summ[key] != want_f:
         print(f"trace_anatomy: fetches {what} {summ[key]}, want {want_f}")
         sys.exit(1)

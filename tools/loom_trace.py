@@ -537,6 +537,7 @@ def summary(ranks):
             out["barriers"]["last_arriver_us"] = anatomy
     out["fetches_by_home"] = fetches_by_home(ranks)
     out["fetches_cold"] = fetches_cold(ranks)
+    out["fetches_after_barrier"] = fetches_after_barrier(ranks)
     return out
 
 
@@ -585,6 +586,23 @@ def fetches_cold(ranks):
             if x[2] != 1 or (x[6] & 0xffff) == r.rank or not x[6] >> 32:
                 continue
             got["first" if first_fetch(seen, x[5], unit) else "again"].append(x[1] / 1e3)
+    return fetch_classes(got)
+
+
+def fetches_after_barrier(ranks):
+    """Faults that fetched from another rank, split by whether the fetch was
+    the rank's first since it last left a barrier (a full barrier, or a
+    split barrier's wait; the start of the run counts as one) or a later
+    one."""
+    got = {"first": [], "later": []}
+    for r in ranks:
+        fresh = True
+        for x in sorted(r.recs, key=lambda x: x[0] + x[1]):  # by end: a fetch after the barrier it follows
+            if x[2] == 2 and x[3] != 1:
+                fresh = True
+            elif x[2] == 1 and (x[6] & 0xffff) != r.rank and x[6] >> 32:
+                got["first" if fresh else "later"].append(x[1] / 1e3)
+                fresh = False
     return fetch_classes(got)
 
 
@@ -683,6 +701,10 @@ def print_summary(s):
         w, c = s["fetches_cold"]["first"], s["fetches_cold"]["again"]
         print(f"  of them {w['fetches']} the rank's first into their window (cold: median {w['median_us']} us, "
               f"{w['total_us'] / 1e3:.1f} ms in all), {c['fetches']} again (median {c['median_us']} us, "
+              f"{c['total_us'] / 1e3:.1f} ms)")
+        w, c = s["fetches_after_barrier"]["first"], s["fetches_after_barrier"]["later"]
+        print(f"  {w['fetches']} the rank's first since it left a barrier (median {w['median_us']} us, "
+              f"{w['total_us'] / 1e3:.1f} ms in all), {c['fetches']} later (median {c['median_us']} us, "
               f"{c['total_us'] / 1e3:.1f} ms)")
     pre = sum(r.get("prefetched_pages", 0) for r in s["ranks"])
     if pre:
