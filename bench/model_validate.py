@@ -279,6 +279,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--prefetch", choices=["auto", "on", "off"], default="auto",
                     help="loom predict --prefetch: the barrier prefetch across hosts in the replay")
+    ap.add_argument("--stride", choices=["on", "off"], default="off",
+                    help="loom predict --stride: the runtime's fetches along a stride across hosts in the replay")
     ap.add_argument("--paired", action="store_true",
                     help="a traced one-host run before every measured run, each predicted: the drift of the "
                          "machine between trace and measurement out of the residual")
@@ -391,7 +393,7 @@ def main():
             # One prediction a process: SimGrid's engine is one per process.
             cmd = [sys.executable, os.path.join(ROOT, "tools", "loom"), "predict", d, "--json",
                    "--ranks-per-host", str(ranks // a.hosts if a.hosts > 1 else ranks), "--prefetch", a.prefetch,
-                   "--locks", a.locks]
+                   "--locks", a.locks, "--stride", a.stride]
             for x in a.platform:
                 cmd += ["--platform", x]
             pr = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)

@@ -247,6 +247,42 @@ check(planned and all(g == {1: 8} for g in planned.values()) and read > 0,
 check(len(hit) == 1 and len(free) >= 1 and not hit & free,
       f"pushes after a protected one the program read come readable: {len(hit)} opened by a fault, "
       f"{len(free)} read with none")
+# Fetches along a stride (plan_stride, --stride on): rank 0 reads rank 1's
+# windows 0, 1, 2, ... in order.  The third fault fetches 2 windows ahead
+# with its own, the fault just past them 4, then 8 (the walk stops where
+# the trace shows another home: windows 20 on are rank 0's own); faults
+# in windows fetched ahead are no fetch (a read) or a local write fault (a
+# write); an acquire ends what came ahead; after a lock nothing strides.
+M = loom_model
+
+
+def fault(w, write=False, home=1):
+    return M.Op(M.FAULT, (0, 0, M.FAULT, 1 if write else 0, 0, 8 * w, home | 8 << 32), 0, 0)
+
+
+sops = [fault(w, write=(w == 12)) for w in range(13)] + [fault(3, home=0)]
+sops += [M.Op(M.BARRIER, (0, 0, M.BARRIER, 0, 0, 0, 0), 0, 0), fault(4)]
+sops += [M.Op(M.LOCK, (0, 0, M.LOCK, 0, 0, 5, 0), 0, 0), fault(30), fault(31), fault(32), fault(33)]
+shome = {8 * w: 1 for w in range(20)}
+shome.update({8 * w: 1 for w in range(30, 40)})
+shome.update({8 * w: 0 for w in range(20, 30)})
+extra, sreads, swrites = M.plan_stride(sops, {0: False, 1: True}.get, 8, set(), shome)
+check(extra == {2: [3, 4], 5: [6, 7, 8, 9], 10: list(range(11, 19))},
+      f"a stride's faults fetch 2, 4, then 8 windows ahead: {extra}")
+check(sreads == {3, 4, 6, 7, 8, 9, 11} and swrites == {12},
+      f"faults in windows fetched ahead: reads {sorted(sreads)} none, writes {sorted(swrites)} local")
+check(15 not in sreads and 15 not in extra, "after an acquire a window fetched ahead is fetched again")
+check(not any(i > 16 for i in extra), f"after a lock nothing strides: {extra}")
+
+# --stride on through `loom predict`: the replay runs and says how many
+# faults fetched windows ahead and how many found their window so (Jacobi
+# reads its neighbour's rows, seldom a stride: plan_stride's own test is
+# above).
+so = predict(jt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--stride", "on")
+check(so is not None and so.get("stride") == "on" and fe and fe.get("stride") == "off"
+      and so.get("strided_faults", -1) >= 0 and so.get("faults_answered_ahead", -1) >= 0,
+      f"--stride on replays and counts its faults: {so and (so.get('strided_faults'), so.get('faults_answered_ahead'))}")
+
 # A push that repeats one SimGrid has timed (Jacobi's halo: the same pages
 # every barrier) takes the times it took; simulating every one gives the
 # same prediction.

@@ -281,12 +281,13 @@ def message_curve(net):
 # ---------------------------------------------------------------- the trace as operations
 
 class Op:
-    __slots__ = ("kind", "t0", "end", "rec", "nested", "compute")
+    __slots__ = ("kind", "t0", "end", "rec", "nested", "compute", "ahead")
 
     def __init__(self, kind, rec, t0, end):
         self.kind, self.rec, self.t0, self.end = kind, rec, t0, end
         self.nested = ()     # records inside it (a list once it has any)
         self.compute = 0.0   # seconds of the program's own work before this operation
+        self.ahead = ()      # a fault's windows fetched ahead along a stride with its own (plan_stride)
 
 
 TOP = frozenset((FAULT, BARRIER, LOCK, UNLOCK, ATOMIC))
@@ -509,6 +510,79 @@ def plan_prefetch(ops, remote, unit, home_of):
     return pushes, hits, used, free
 
 
+# ------------------------------------------- fetches along a stride
+
+STRIDE_FIRST, STRIDE_MOST = 2, 16  # protocol/core.cpp kStrideFirst, kStrideMost: windows fetched ahead
+
+
+def plan_stride(ops, remote, unit, skip, page_home):
+    """What the runtime's fetches along a stride (LOOM_STRIDE=1, HLRC pages
+    homed on another host: protocol/core.cpp, stride_note and stride_runs)
+    would have done in this rank's run.  The trace comes from ranks that
+    map each other, where a fault fetches its window alone; across hosts,
+    after two equal steps in a row (windows W, W+s, W+2s of one home) a
+    fault fetches the next windows along the step with its own in one get,
+    2 of them, doubling up to 16 while the next fault lands just past
+    them, and 2 again when the step breaks; not once the rank has taken a
+    lock (a fetch then joins a copy-set).  The walk ahead stops at a window
+    whose first page another rank homes or that no fault of the trace
+    touched (the allocation's end is not in the trace).  Fetched-ahead
+    windows stay valid until the rank's next acquire: a fault of the trace
+    in one is no fault across hosts (a read) or a local write fault (a
+    write).  skip: the faults the barrier prefetch already answers
+    (plan_prefetch).  Returns ({index of a fault: pages it fetches ahead},
+    {index of a read fault answered so}, {index of a write fault answered
+    so})."""
+    streams = {}   # home -> [last window, step, next, same, depth]
+    ahead = {}     # window -> its home: fetched ahead in this interval
+    extra, reads, writes = {}, set(), set()
+    got = []
+    locks_seen = False
+    for i, o in enumerate(ops):
+        x = o.rec
+        if o.kind == FAULT:
+            home, n = x[6] & 0xffff, x[6] >> 32
+            if i in skip or n == 0 or not remote(home):
+                continue
+            w = x[5] // unit
+            if ahead.get(w) == home:
+                (writes if x[3] & 1 else reads).add(i)
+                continue
+            if locks_seen:
+                continue
+            st = streams.setdefault(home, [-1, 0, -1, 0, STRIDE_FIRST])
+            last, step, nxt, same, depth = st
+            if same >= 2 and w == nxt:
+                depth = min(2 * depth, STRIDE_MOST)
+            elif last >= 0 and step != 0 and w - last == step:
+                same = min(same + 1, 2)
+            else:
+                step = w - last if last >= 0 else 0
+                same = 1 if step != 0 else 0
+                depth = STRIDE_FIRST
+            last, nxt = w, -1
+            if same >= 2:
+                walked = 0
+                for k in range(1, depth + 1):
+                    c = w + k * step
+                    h = page_home.get(c * unit) if c >= 0 else None
+                    if h != home:
+                        break
+                    walked = k
+                    if ahead.get(c) != home:
+                        ahead[c] = home
+                        got.append(c)
+                nxt = w + (walked + 1) * step
+                if got:
+                    extra[i] = got
+                    got = []
+            st[:] = [last, step, nxt, same, depth]
+        elif (o.kind == BARRIER and x[3] != 1) or (o.kind == LOCK and not x[3] & 1):
+            ahead.clear()
+            locks_seen = locks_seen or o.kind == LOCK
+    return extra, reads, writes
+
+
 # ------------------------------------------------- each rank's preparation
 
 class Prep:
@@ -525,8 +599,9 @@ class Prep:
     operations, op, computation s, fault work us before it)."""
 
     def __init__(self, ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit=8, recorded=False,
-                 compute_of=None):
+                 compute_of=None, stride_unit=0):
         self.ranks, self.rph, self.compute_from, self.unit = ranks, rph, compute_from, unit
+        self.stride_unit = stride_unit  # windows of fetches along a stride (plan_stride; 0: none planned)
         self.compute_of = compute_of  # ranks of a plain trace of the same run whose computation to take (interval_compute)
         self.recorded = recorded
         self.page_home, self.homes_mode = page_home, homes_mode
@@ -583,6 +658,13 @@ class Prep:
                             got = pushes.setdefault(i, {})
                             h = x[6] >> 48
                             got[h] = got.get(h, 0) + (x[6] & 0xffffffff)
+        ahead_r = ahead_w = ()
+        extra = {}
+        if self.stride_unit:
+            remote = {h: (h // rph) != (me // rph) for h in range(r.nranks)}
+            extra, ahead_r, ahead_w = plan_stride(ops, remote.get, self.stride_unit, hits | free, self.page_home)
+            for i, k in extra.items():
+                ops[i].ahead = k
         for o in ops:
             if o.kind == FAULT:
                 o.compute = max(0.0, o.compute - self.trap_outside)
@@ -596,14 +678,20 @@ class Prep:
         comp = fus = 0.0
         for i, o in enumerate(ops):
             if o.kind == FAULT:
-                w = 0.0 if i in free else self.local_fault_us(me, o.rec, i in hits)
+                if i in free or i in ahead_r:
+                    w = 0.0
+                elif i in ahead_w:
+                    # Its window came ahead, read-only: the write's trap and twin.
+                    w = self.trap_us + self.page_size / self.memcpy
+                else:
+                    w = self.local_fault_us(me, o.rec, i in hits)
                 if w is not None:
                     comp += o.compute
                     fus += w
                     continue
             out.append((i, o, comp + o.compute, fus))
             comp = fus = 0.0
-        return out, traced, pushes, len(hits), used
+        return out, traced, pushes, len(hits), used, (len(extra), len(ahead_r) + len(ahead_w))
 
 
 def interval_compute(ops):
@@ -732,7 +820,7 @@ def on_one_cpu():
 
 
 def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetch="auto", reuse=True, keep=True,
-            compute_of=None, cores=0):
+            compute_of=None, cores=0, stride=False):
     """The replay.  window=(A, B): also the time from leaving full barrier A
     to leaving full barrier B (1 is the first; B <= 0 counts from the last:
     0 is the last), predicted and traced, with its breakdown: a program's
@@ -752,6 +840,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     compute_of: the ranks of a plain trace of the same run (no
     LOOM_TRACE_HOMES), whose computation each interval between full
     barriers takes (take_interval_compute).
+    stride: model the runtime's fetches along a stride across hosts where
+    the traced run had none (plan_stride); False (the default) prices each
+    traced fault as the fetch of its own window (docs/MODEL.md, "Fetches
+    along a stride in the replay": on, the faults are under-predicted).
     cores: the hosts share that many cores (an emulated cluster on one
     machine, scripts/cluster.sh): every rank's work (its computation and
     Loom's) takes its turn on them, SimGrid sharing them among the ranks
@@ -780,6 +872,13 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                             and config_value(ranks, "LOOM_PROTOCOL", "hlrc") == "hlrc") else "off"
     cold_unit = lt.unit_pages(ranks)  # the window a rank's first fetch into is cold (fetch_cold_page_us)
     unit = cold_unit if prefetch == "on" else 0
+    # Fetches along a stride, where the traced run had none (its ranks
+    # mapped each other) and the runtime would across hosts (plan_stride).
+    stride_unit = cold_unit if (stride and len({r.host for r in ranks}) == 1
+                                and config_value(ranks, "LOOM_LOCAL_MAP", "1") != "0"
+                                and config_value(ranks, "LOOM_STRIDE", "1") != "0"
+                                and config_value(ranks, "LOOM_ADAPT", "0") == "0"
+                                and config_value(ranks, "LOOM_PROTOCOL", "hlrc") == "hlrc") else 0
     node = plat["node"]
     # How a diff crosses hosts: as put records in requests (LOOM_TRANSPORT
     # auto or async, the default) or as one MPI_Put a page (rma).
@@ -788,12 +887,12 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     ins = plat.get("inside_host") or net
     # ops[rank]: the schedule (Prep): every operation but the faults that
     # stay inside the host, by its index among the rank's operations.
-    ops, traced, pushes, hits, used = {}, {}, {}, {}, {}
+    ops, traced, pushes, hits, used, strided = {}, {}, {}, {}, {}, {}
     if compute_of is not None and len(compute_of) != n:
         raise ValueError(f"the trace of --compute-of has {len(compute_of)} ranks, the replayed trace {n}")
     for r, got in zip(ranks, prepare(Prep(ranks, rph, compute_from, unit, page_home, node, ins, homes_mode, cold_unit,
-                                          recorded, compute_of))):
-        ops[r.rank], traced[r.rank], pushes[r.rank], hits[r.rank], used[r.rank] = got
+                                          recorded, compute_of, stride_unit))):
+        ops[r.rank], traced[r.rank], pushes[r.rank], hits[r.rank], used[r.rank], strided[r.rank] = got
     if prefetch != "on" and any(pushes.values()):
         prefetch = "trace"
     # Collective allocations synchronize like a barrier only when every
@@ -1366,10 +1465,16 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 # A fetch across hosts: the request (small: its route's
                 # time), then the pages back through the links.
                 home, fetched = x[6] & 0xffff, x[6] >> 32
-                work(me, fetch_net[0] + (fetched - 1) * fetch_net[1], "fault")
                 if cold_net and first_fetch(seen_net[me], x[5], cold_unit):
                     work(me, fetched * cold_net, "fault")
                     colds["fetches"] += 1
+                for c in o.ahead:
+                    # The windows along its stride, in the same get, cold
+                    # where first fetched.
+                    if cold_net and first_fetch(seen_net[me], c * stride_unit, cold_unit):
+                        work(me, stride_unit * cold_net, "fault")
+                    fetched += stride_unit
+                work(me, fetch_net[0] + (fetched - 1) * fetch_net[1], "fault")
                 ha, hb = host_of(me), host_of(home)
                 lat, bw = route(ha, hb)
                 size = fetched * page_size
@@ -1380,6 +1485,17 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 if w:
                     sg.this_actor.sleep_for(w)
                     a["fault"] += w
+                if o.ahead and o.ahead[0] - x[5] // stride_unit != 1:
+                    # Windows apart: a block of the get each, and each waits
+                    # for a computing home's next poll (loom_bench
+                    # pagefetch_stride: a walk 4 windows apart 142-146 us a
+                    # window at 2 hosts x 1; windows side by side are one
+                    # block).
+                    for _ in o.ahead:
+                        w = serve_wait(me, home, e.clock)
+                        if w:
+                            sg.this_actor.sleep_for(w)
+                            a["fault"] += w
                 t = e.clock
                 until = throttle(hb, ha, size, t)
                 sg.Comm.sendto(hobj[hb], hobj[ha], size)
@@ -1541,7 +1657,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
            "prefetch_hits": sum(hits.values()), "prefetched_read": sum(used.values()),
            "pushes_timed": push_count["timed"], "pushes_reused": push_count["reused"],
            "locks": "keep" if keep else "round-trips", "served_by_napping": waits["requests"],
-           "serve_wait_s": waits["seconds"], "cold_fetches_across_hosts": colds["fetches"], "per_rank": []}
+           "serve_wait_s": waits["seconds"], "cold_fetches_across_hosts": colds["fetches"],
+           "stride": "on" if stride_unit else "off", "strided_faults": sum(v[0] for v in strided.values()),
+           "faults_answered_ahead": sum(v[1] for v in strided.values()), "per_rank": []}
     for k in sorted(ops):
         a = acct[k]
         row = {"rank": k, "predicted_s": finish[k], "traced_s": traced[k], "locks_kept": retaken[k], "locks_kicked": kicked[k],
@@ -1595,7 +1713,9 @@ def print_prediction(p):
           + (f" ({p['prefetched_pages']} pages pushed, {p['prefetched_read']} of them read, opened by {p['prefetch_hits']} faults;"
              f" pushes simulated {p['pushes_timed']}, reused {p['pushes_reused']})" if p.get("prefetch") == "on" else
              f" ({p['prefetched_pages']} pages pushed, as the traced run's barriers did; pushes simulated {p['pushes_timed']},"
-             f" reused {p['pushes_reused']})" if p.get("prefetch") == "trace" else ""))
+             f" reused {p['pushes_reused']})" if p.get("prefetch") == "trace" else "")
+          + (f"; fetches along a stride: {p['strided_faults']} faults fetched windows ahead, {p['faults_answered_ahead']} "
+             f"faults found their window so" if p.get("stride") == "on" else ""))
     print(f"{'rank':>5} {'predicted s':>12} {'traced s':>9} " + " ".join(f"{c:>9}" for c in CATEGORIES))
     for r in p["per_rank"]:
         print(f"{r['rank']:>5} {r['predicted_s']:>12.4f} {r['traced_s']:>9.4f} " +
@@ -1669,7 +1789,7 @@ def main(a):
             raise ValueError(f"--cores {a.cores}: give a number of cores (0: a core per rank)")
         p = predict(ranks, plat, rph, a.topology, a.compute, window, getattr(a, "prefetch", "auto"),
                     getattr(a, "reuse", "on") != "off", getattr(a, "locks", "keep") == "keep", ref,
-                    getattr(a, "cores", 0))
+                    getattr(a, "cores", 0), getattr(a, "stride", "off") == "on")
     except (ValueError, RuntimeError) as ex:
         print(f"loom predict: {ex}", file=sys.stderr)
         return 2
