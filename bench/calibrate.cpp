@@ -39,6 +39,16 @@ double find(const Report& rep, const std::string& name, const std::map<std::stri
   return NAN;
 }
 
+// A parameter of the first result named `name`; NaN when the run has none.
+double find_param(const Report& rep, const std::string& name, const std::string& param) {
+  for (const Result& r : rep.results()) {
+    if (r.name != name) continue;
+    auto it = r.params.find(param);
+    return it == r.params.end() ? NAN : it->second;
+  }
+  return NAN;
+}
+
 // The largest message size a sweep reached, and its figure.
 double at_largest(const Report& rep, const std::string& name, double* bytes) {
   double best = -1, v = NAN;
@@ -271,6 +281,7 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
        {"pagefetch_cold_unit_us_per_page", num(coldu)},
        {"pagefetch_busy_home_us", num(busy_fixed)},
        {"pagefetch_busy_home_random_us", num(busy_home)},
+       {"pagefetch_busy_home_window_us", num(find(rep, "pagefetch_busy_home_random_window", {{"computed_us_lo", 1500}}))},
        {"pagefetch_crossed_us", num(crossed1)},
        {"pagefetch_crossed_unit_us", num(crossedu)},
        {"unit_pages", std::to_string(c.unit_pages)},
@@ -303,6 +314,20 @@ void run_calibrate(const Options& o, Report& rep, const std::string& platform) {
     // medians less the fetch from a home waiting in a barrier is what the
     // replay charges such a request.
     net_fields.push_back({"serve_wake_us", num(std::max(0.0, busy_home - fetch1))});
+    // Each further page of a large get from a home that computes
+    // (pagefetch_busy_home_random_window: a window of 128 pages a fault,
+    // after the same long stretches as the one-page row): what is left of
+    // its cost over the one-page fetch once the model's own price of the
+    // further pages (fetch_extra_page_us and the larger reply) is taken
+    // out.  The get moves as the home's protocol thread polls MPI; the
+    // replay charges it on fetches that find their home computing.
+    const double win = find(rep, "pagefetch_busy_home_random_window", {{"computed_us_lo", 1500}});
+    const double one = find(rep, "pagefetch_busy_home_random", {{"computed_us_lo", 1500}});
+    const double win_pages = find_param(rep, "pagefetch_busy_home_random_window", "unit_pages");
+    if (std::isfinite(win) && std::isfinite(one) && win_pages > 1) {
+      const double further = msg(4096.0 * win_pages) - msg(4096.0) + (win_pages - 1) * extra_page;
+      net_fields.push_back({"fetch_busy_page_us", num(std::max(0.0, (win - one - further) / (win_pages - 1)))});
+    }
     // A lock the other rank keeps (lock_alternating, less the turns passed
     // without it): the round trip to the home, the kick, the keeper's
     // give-up and the hand-over, as the runtime does them.  (The turns'

@@ -296,6 +296,7 @@ Summary warm_beside_get(const Options& o, int pages, int* round, MPI_Win w, doub
 // before them (*by_gap).  The pagefetch rows have the home waiting in a
 // barrier instead, where its application thread serves.
 constexpr double kBusyGaps[3] = {30e-6, 300e-6, 3e-3};
+constexpr int kBusyWindow = 128;  // pages a fault of pagefetch_busy_home_random_window
 
 // Computation: spin until MPI_Wtime() reaches t.
 static void spin_until(double t) {
@@ -303,15 +304,15 @@ static void spin_until(double t) {
   }
 }
 
-// The busy home's set-up: Loom with a page a fault and no prefetch, and
-// `fetches` pages homed on rank 0.
-static char* busy_home_start(int fetches) {
+// The busy home's set-up: Loom with `unit` pages a fault and no prefetch,
+// and `fetches` such windows homed on rank 0.
+static char* busy_home_start(int fetches, int unit = 1) {
   loom_start_with([&](loom_config_t& k) {
-    k.unit_pages = 1;
+    k.unit_pages = (uint32_t)unit;
     k.prefetch = 0;
   });
   char* a = nullptr;
-  OK(loom_alloc_collective((size_t)fetches * 4096, (void**)&a));
+  OK(loom_alloc_collective((size_t)fetches * unit * 4096, (void**)&a));
   return a;
 }
 
@@ -350,11 +351,14 @@ Summary pagefetch_busy_home(const Options& o, Summary by_gap[3]) {
 // fixed seed), so that the fetches do not keep one phase against the home
 // protocol thread's naps, as the fixed stretches above do: short ones
 // (20-600 us) and long ones (1.5-4.5 ms).  Microseconds per fetch, rank 1.
-Summary pagefetch_busy_random(const Options& o, double lo, double hi) {
-  const int fetches = o.tiny ? 8 : 150;
-  char* a = busy_home_start(fetches);
+// With `unit` pages a fault, each fetch a window of that many (a large get
+// from a home that computes moves as its protocol thread polls MPI).
+Summary pagefetch_busy_random(const Options& o, double lo, double hi, int unit = 1) {
+  const int fetches = o.tiny ? 8 : unit > 1 ? 60 : 150;
+  char* a = busy_home_start(fetches, unit);
   if (rank() == 0)
-    for (int p = 0; p < fetches; p++) a[(size_t)p * 4096] = (char)(p % 7 + 1);
+    for (int p = 0; p < fetches; p++)
+      for (int k = 0; k < unit; k++) a[((size_t)p * unit + k) * 4096] = (char)(p % 7 + 1);
   OK(loom_barrier());
   std::vector<double> got;
   uint64_t seed = 12345;
@@ -366,7 +370,7 @@ Summary pagefetch_busy_random(const Options& o, double lo, double hi) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
       spin_until(MPI_Wtime() + lo + (hi - lo) * (double)(seed >> 11) / 9007199254740992.0);
       const double t = MPI_Wtime();
-      nonzero += ((volatile char*)a)[(size_t)p * 4096] != 0;
+      nonzero += ((volatile char*)a)[(size_t)p * unit * 4096] != 0;
       got.push_back((MPI_Wtime() - t) * 1e6);
     }
     if (nonzero != fetches) std::fprintf(stderr, "pagefetch_busy_random: read %ld of %d pages written\n", nonzero, fetches);
@@ -604,6 +608,10 @@ void run_pagefetch(const Options& o, Report& rep) {
     rep.add(Result{"pagefetch_busy_home_random",
                    {{"computed_us_lo", range.first * 1e6}, {"computed_us_hi", range.second * 1e6}}, "us",
                    pagefetch_busy_random(o, range.first, range.second), {}, {}, {}});
+  // The long stretches again with a window of 128 pages a fault.
+  rep.add(Result{"pagefetch_busy_home_random_window",
+                 {{"computed_us_lo", 1500}, {"computed_us_hi", 4500}, {"unit_pages", (double)kBusyWindow}}, "us",
+                 pagefetch_busy_random(o, 1.5e-3, 4.5e-3, kBusyWindow), {}, {}, {}});
   for (bool stride : {false, true})
     rep.add(Result{"pagefetch_stride", {{"stride", stride ? 1.0 : 0.0}, {"unit_pages", (double)c.unit_pages}}, "us/window",
                    pagefetch_stride(o, stride), {}, {}, {}});

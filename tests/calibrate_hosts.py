@@ -41,6 +41,11 @@ with tempfile.TemporaryDirectory() as d:
               and busy > 0 and abs(wake - max(0.0, busy - idle)) <= 1e-3 * max(1.0, busy),
               f"a fetch from a computing home is measured ({busy} us against {idle} us from a waiting one) "
               f"and the wait it adds written as serve_wake_us ({wake} us)")
+        win, busy_page = m.get("pagefetch_busy_home_window_us"), b.get("fetch_busy_page_us")
+        check(isinstance(win, (int, float)) and win > 0 and isinstance(busy_page, (int, float)) and busy_page >= 0
+              and busy_page * 127 < win,
+              f"a 128-page window from a computing home is measured ({win} us) and what each further page adds "
+              f"written as fetch_busy_page_us ({busy_page} us)")
         cold, warm, extra = m.get("pagefetch_cold_unit_us_per_page"), m.get("pagefetch_unit_us_per_page"), \
             b.get("fetch_cold_page_us")
         check(all(isinstance(v, (int, float)) for v in (cold, warm, extra)) and cold > 0

@@ -1041,6 +1041,11 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # home").  busy[k]: the span of rank k's own work now running (its
     # computation; not the waits in Loom before it, loom_until[k]).
     wake_s = float(net.get("serve_wake_us") or 0) * us if hosts > 1 else 0.0
+    # Each further page of a fetch that finds its home computing: a large
+    # get moves as that home's protocol thread polls MPI (the calibration's
+    # 128-page window after long stretches of computation; none in a
+    # platform from before 2026-12-07).
+    busy_page_s = float(net.get("fetch_busy_page_us") or 0) * us if hosts > 1 else 0.0
     # A lock another rank keeps (between_hosts.lock_kick_us, the
     # calibration's alternating lock): what taking it from the keeper
     # costs in all; without it, the messages and the serving waits.
@@ -1483,6 +1488,7 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                 flush(me, pre)
                 w = serve_wait(me, home, e.clock - sw(size))
                 if w:
+                    w += (fetched - 1) * busy_page_s
                     sg.this_actor.sleep_for(w)
                     a["fault"] += w
                 if o.ahead and o.ahead[0] - x[5] // stride_unit != 1:
