@@ -279,7 +279,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--prefetch", choices=["auto", "on", "off"], default="auto",
                     help="loom predict --prefetch: the barrier prefetch across hosts in the replay")
-    ap.add_argument("--stride", choices=["on", "off"], default="off",
+    ap.add_argument("--stride", choices=["on", "off"], default="on",
                     help="loom predict --stride: the runtime's fetches along a stride across hosts in the replay")
     ap.add_argument("--paired", action="store_true",
                     help="a traced one-host run before every measured run, each predicted: the drift of the "

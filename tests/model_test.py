@@ -274,14 +274,15 @@ check(sreads == {3, 4, 6, 7, 8, 9, 11} and swrites == {12},
 check(15 not in sreads and 15 not in extra, "after an acquire a window fetched ahead is fetched again")
 check(not any(i > 16 for i in extra), f"after a lock nothing strides: {extra}")
 
-# --stride on through `loom predict`: the replay runs and says how many
-# faults fetched windows ahead and how many found their window so (Jacobi
-# reads its neighbour's rows, seldom a stride: plan_stride's own test is
-# above).
-so = predict(jt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--stride", "on")
-check(so is not None and so.get("stride") == "on" and fe and fe.get("stride") == "off"
-      and so.get("strided_faults", -1) >= 0 and so.get("faults_answered_ahead", -1) >= 0,
-      f"--stride on replays and counts its faults: {so and (so.get('strided_faults'), so.get('faults_answered_ahead'))}")
+# The stride through `loom predict` (on by default): the replay says how
+# many faults fetched windows ahead and how many found their window so
+# (Jacobi reads its neighbour's rows, seldom a stride: plan_stride's own
+# test is above); --stride off replays none.
+so = predict(jt, "--platform", plat, "--platform", os.path.join(NETS, "fast_ethernet_tcp.json"), "--stride", "off")
+check(so is not None and so.get("stride") == "off" and so.get("strided_faults") == 0 and fe
+      and fe.get("stride") == "on" and fe.get("strided_faults", -1) >= 0 and fe.get("faults_answered_ahead", -1) >= 0,
+      f"the stride is replayed by default and counted ({fe and (fe.get('strided_faults'), fe.get('faults_answered_ahead'))}), "
+      f"not with --stride off")
 
 # A push that repeats one SimGrid has timed (Jacobi's halo: the same pages
 # every barrier) takes the times it took; simulating every one gives the

@@ -820,7 +820,7 @@ def on_one_cpu():
 
 
 def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetch="auto", reuse=True, keep=True,
-            compute_of=None, cores=0, stride=False):
+            compute_of=None, cores=0, stride=True):
     """The replay.  window=(A, B): also the time from leaving full barrier A
     to leaving full barrier B (1 is the first; B <= 0 counts from the last:
     0 is the last), predicted and traced, with its breakdown: a program's
@@ -841,9 +841,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     LOOM_TRACE_HOMES), whose computation each interval between full
     barriers takes (take_interval_compute).
     stride: model the runtime's fetches along a stride across hosts where
-    the traced run had none (plan_stride); False (the default) prices each
-    traced fault as the fetch of its own window (docs/MODEL.md, "Fetches
-    along a stride in the replay": on, the faults are under-predicted).
+    the traced run had none (plan_stride; the default); False prices each
+    traced fault as the fetch of its own window, as before 2026-12-07
+    (docs/MODEL.md, "Fetches along a stride in the replay").
     cores: the hosts share that many cores (an emulated cluster on one
     machine, scripts/cluster.sh): every rank's work (its computation and
     Loom's) takes its turn on them, SimGrid sharing them among the ranks
@@ -1795,7 +1795,7 @@ def main(a):
             raise ValueError(f"--cores {a.cores}: give a number of cores (0: a core per rank)")
         p = predict(ranks, plat, rph, a.topology, a.compute, window, getattr(a, "prefetch", "auto"),
                     getattr(a, "reuse", "on") != "off", getattr(a, "locks", "keep") == "keep", ref,
-                    getattr(a, "cores", 0), getattr(a, "stride", "off") == "on")
+                    getattr(a, "cores", 0), getattr(a, "stride", "on") != "off")
     except (ValueError, RuntimeError) as ex:
         print(f"loom predict: {ex}", file=sys.stderr)
         return 2
