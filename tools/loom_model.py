@@ -530,7 +530,7 @@ def plan_stride(ops, remote, unit, skip, page_home):
     windows stay valid until the rank's next acquire: a fault of the trace
     in one is no fault across hosts (a read) or a local write fault (a
     write).  skip: the faults the barrier prefetch already answers
-    (plan_prefetch).  Returns ({index of a fault: pages it fetches ahead},
+    (plan_prefetch).  Returns ({index of a fault: the windows it fetches ahead},
     {index of a read fault answered so}, {index of a write fault answered
     so})."""
     streams = {}   # home -> [last window, step, next, same, depth]
