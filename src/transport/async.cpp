@@ -232,6 +232,12 @@ AsyncPath::~AsyncPath() {
 // fetch from a computing home with random gaps of 20-600 us 355 -> 77 us,
 // a walk down a column of blocks 476 -> 118 us a window, the programs
 // within their noise (docs/BENCHMARKS.md, "A slow home is told").
+// Beside an application thread that computes on the same single core,
+// this thread once woken may wait for that thread's scheduler slice:
+// 1.3-3.4 ms right after a barrier (Linpack at 2 hosts x 1).  A wake-up
+// at the barrier's end, no yields there, and nice -10 (root only) were
+// tried; none made a program faster (docs/BENCHMARKS.md, "Linpack's
+// first fetch after a barrier").
 void AsyncPath::serve() {
   pthread_setname_np(pthread_self(), "loom-async");
   thread_mark_internal();
