@@ -4,6 +4,7 @@
   bench/model_validate.py --config NAME --platform P.json [--platform Q.json] [--hosts H]
                           [--apps sor,lu,...] [--reps R] [--size paper|test]
                           [--traces DIR] [--json OUT] [--paired] [--repredict] [--prefetch auto|on|off]
+                          [--stride on|off]
   bench/model_validate.py --table OUT.json     (the residuals as a Markdown table)
   bench/model_validate.py --errors A.json [B.json ...]   (only the errors, a column per configuration)
   bench/model_validate.py --parts OUT.json [OTHER.json]
