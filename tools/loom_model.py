@@ -642,8 +642,8 @@ class Prep:
         self.seen = set()
         ops, traced = rank_ops(r, self.compute_from)
         pushes, hits, used, free = {}, set(), 0, set()
+        remote = {h: (h // rph) != (me // rph) for h in range(r.nranks)}  # homes on another host
         if self.unit:
-            remote = {h: (h // rph) != (me // rph) for h in range(r.nranks)}
             pushes, hits, used, free = plan_prefetch(ops, remote.get, self.unit,
                                                      lambda q, get=self.page_home.get: get(q, 0))
         if self.recorded:
@@ -661,7 +661,6 @@ class Prep:
         ahead_r = ahead_w = ()
         extra = {}
         if self.stride_unit:
-            remote = {h: (h // rph) != (me // rph) for h in range(r.nranks)}
             extra, ahead_r, ahead_w = plan_stride(ops, remote.get, self.stride_unit, hits | free, self.page_home)
             for i, k in extra.items():
                 ops[i].ahead = k
