@@ -47,6 +47,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "protocol/protocol.hpp"
 #include "runtime.hpp"
 
 namespace loom {
@@ -333,6 +334,30 @@ void sync_agree_stop() {
   x.seq = 0;
 }
 
+bool sync_barrier_by_rows() { return rt.nranks == 2 && proto_push_used(); }
+
+namespace {
+// The rows' last word: the put batches this rank has sent the other, as
+// 30 bits (the sum of two stays an int).  The other waits, before its
+// agreement ends, until it has applied as many from this rank (its own
+// serving thread, or its wait serving): a barrier's diffs travel without
+// the round trip of their acknowledgement before the agreement, and the
+// home's pages hold them before it leaves.  The writer's own later reads
+// of the home by MPI_Get wait for the acknowledgement first
+// (Transport::get); its requests to the home come after the batches in
+// order.  With 2 ranks there is no third rank that could read the home
+// before it has applied them.
+constexpr uint32_t kLateMask = (1u << 30) - 1;
+
+void wait_rows_batches(uint32_t theirs) {
+  const int peer = 1 - rt.rank;
+  auto applied = [&] { return ((rt.tp.late_applied(peer) - theirs) & kLateMask) < (kLateMask >> 1); };
+  if (applied()) return;
+  wait_site("a barrier (the other rank's diffs)");
+  spin_until(applied);
+}
+}  // namespace
+
 unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const int* kept, int* kept_in,
                               RowPages* pages) {
   Transport& tp = rt.tp;
@@ -345,14 +370,17 @@ unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const 
   // Then, with kept asks, a row of nranks ints a rank: only rank r writes
   // row r, so the sum is each row as its rank wrote it.
   const int N = rt.nranks;
-  const int n = 8 + N + (kept ? N * N : 0);
+  const int n = 8 + N + (kept ? N * N : 0) + (N == 2 ? 1 : 0);
   in.assign((size_t)n, 0);
   out.assign((size_t)n, 0);
   for (int b = 0; b < 8; b++) in[(size_t)b] = (int)((mine >> b) & 1);
   std::copy(asks, asks + N, in.begin() + 8);
   if (kept) std::copy(kept, kept + N, in.begin() + 8 + N + (ptrdiff_t)rt.rank * N);
   if (N == 2) {
+    const int mine_sent = (int)(tp.late_count(1 - rt.rank) & kLateMask);
+    in[(size_t)n - 1] = mine_sent;
     agree_by_rows(in, out, pages);
+    wait_rows_batches((uint32_t)(out[(size_t)n - 1] - mine_sent));
   } else {
     MPI_Request rq;
     tp.iallreduce_sum(in.data(), out.data(), n, &rq);

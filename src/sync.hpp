@@ -99,6 +99,11 @@ struct RowPages {
 // `into` (0: its words alone), so that it never arrives unexpected (MPICH
 // over TCP took up to 30-50 us to post a receive of 27 KiB that had come).
 bool sync_rows_prepost(uint8_t* into, size_t bytes);  // false: none posted
+// Whether this job's full barrier agrees by rows (2 ranks, the push used):
+// its release then leaves its diffs' acknowledgement for later
+// (Transport::flush_late), and each row carries the put batches its rank
+// has sent the other, which the other applies before the agreement ends.
+bool sync_barrier_by_rows();
 unsigned sync_barrier_or_asks(unsigned mine, const int* asks, int* asked, const int* kept = nullptr,
                               int* kept_in = nullptr, RowPages* pages = nullptr);
 void sync_agree_stop();

@@ -882,6 +882,10 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
     # How a diff crosses hosts: as put records in requests (LOOM_TRANSPORT
     # auto or async, the default) or as one MPI_Put a page (rma).
     request_diffs = config_value(ranks, "LOOM_TRANSPORT", "auto") != "rma"
+    # A job of 2 ranks on 2 hosts agrees by rows at a full barrier (sync.cpp,
+    # sync_barrier_by_rows): its release's diffs go unacknowledged, the row
+    # telling the home how many batches to apply before it leaves.
+    rows_late = request_diffs and n == 2 and hosts > 1 and config_value(ranks, "LOOM_PREFETCH", "1") != "gets"
     net = plat.get("between_hosts") or plat["inside_host"]
     ins = plat.get("inside_host") or net
     # ops[rank]: the schedule (Prep): every operation but the faults that
@@ -1242,7 +1246,9 @@ def predict(ranks, plat, rph, topology, compute_from="cpu", window=None, prefetc
                     comms.append((home, PUT_RECORD_HEAD + (pad(4 * runs) if runs > 1 else 0) + pad(nbytes)))
             else:
                 comms.append((home, size))
-        acked = bool(comms)
+        # (A full barrier's own: not a subset's, not a split one's arrive,
+        # not a collective allocation's.)
+        acked = bool(comms) and not (rows_late and o.kind == BARRIER and not o.rec[6] and not o.rec[3])
         # Notices (eager protocols): an update carries its pages.
         for x in o.nested:
             if x[2] == NOTICE:

@@ -1069,8 +1069,12 @@ void release_pages(std::vector<uint32_t>& list) {
                   (uint64_t)(uint32_t)d.bytes | (uint64_t)(uint16_t)std::min<size_t>(d.runs, 0xffff) << 32 |
                       (uint64_t)(uint16_t)pt.home[p] << 48);
   }
-  rt.tp.flush();
-  // The diffs are at the homes: each protocol tells the holders it must.
+  // A full barrier's release in a job of 2 ranks: the diffs' acknowledgement
+  // later (the agreement waits at the home for the batches instead).
+  if (rt.ivl.in_barrier && sync_barrier_by_rows()) rt.tp.flush_late();
+  else rt.tp.flush();
+  // The diffs are at the homes (or, in a barrier of 2 ranks, will be before
+  // it ends): each protocol tells the holders it must.
   const uint8_t* family_of = protocol_family_of();
   static std::vector<std::vector<uint32_t>>& written = *new std::vector<std::vector<uint32_t>>();  // never destroyed: see runtime.hpp
   written.resize(families.size());

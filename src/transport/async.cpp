@@ -134,6 +134,10 @@ AsyncPath::AsyncPath(MPI_Comm comm, int spin, const Segments& self, Path* near, 
   MPI_Comm_size(comm, &nranks_);
   batch_.assign(nranks_, Batch{});
   acks_.assign(nranks_, 0);
+  late_.assign(nranks_, Late{});
+  batches_sent_.assign(nranks_, 0);
+  applied_.reset(new std::atomic<uint32_t>[nranks_]);
+  for (int r = 0; r < nranks_; r++) applied_[r].store(0, std::memory_order_relaxed);
   released_to_.assign(nranks_, 0);
   // Sized once here: the application thread serves requests from inside the
   // fault handler (wait_mine), which must not allocate.
@@ -408,8 +412,10 @@ void AsyncPath::serve_one(int src, const uint64_t* m, int bytes, std::vector<uin
         fatal("async transport: a malformed put batch from rank %d", src);
       if (applied.result == PutRecordsApplied::kOutside) inside(applied.seg, applied.off, applied.len);
       // The bytes are in place before the acknowledgement, or before any
-      // later request of the sender is served (this thread, in order).
+      // later request of the sender is served (this thread, in order), and
+      // before the count a barrier's agreement waits for (flush_late).
       std::atomic_thread_fence(std::memory_order_release);
+      applied_[src].fetch_add(1, std::memory_order_release);
       if (op == kOpPutsAck) {
         static const uint64_t done = 1;
         reply(&done, 8);
@@ -682,6 +688,7 @@ void AsyncPath::send_batch(int r) {
   b.buf[0] = head(kOpPuts, Seg::Data);
   MPI_Request rq;
   check(MPI_Isend(b.buf.data(), (int)(kHdrWords * 8 + b.used), MPI_BYTE, r, kTagReq, acomm_, &rq), "MPI_Isend");
+  batches_sent_[r]++;
   wait_mine(1, &rq);
   b.used = 0;
 }
@@ -690,6 +697,7 @@ void AsyncPath::send_batch(int r) {
 // has no room for them).
 AsyncPath::Batch& AsyncPath::batch_for(int r, size_t need) {
   Batch& b = batch_[r];
+  if (late_[r].pending) settle_late(r);  // (its buffer may still be on its way)
   if (b.buf.empty()) b.buf.assign(kMsgWords, 0);
   b.unacked = true;
   if (b.used + need > kBatchBytes) send_batch(r);
@@ -747,6 +755,7 @@ void AsyncPath::settle_releases() {
 // for an acknowledgement, and wait for all of them: one round trip, to all
 // targets at once.
 void AsyncPath::flush() {
+  settle_late(-1);
   reqs_.clear();
   for (int r = 0; r < nranks_; r++) {
     Batch& b = batch_[r];
@@ -757,6 +766,7 @@ void AsyncPath::flush() {
     reqs_.push_back(MPI_REQUEST_NULL);
     check(MPI_Isend(b.buf.data(), (int)(kHdrWords * 8 + b.used), MPI_BYTE, r, kTagReq, acomm_, &reqs_.back()),
           "MPI_Isend");
+    batches_sent_[r]++;
   }
   if (reqs_.empty()) return;
   wait_mine((int)reqs_.size(), reqs_.data());
@@ -764,6 +774,38 @@ void AsyncPath::flush() {
     b.used = 0;
     b.unacked = false;
   }
+}
+
+// The same messages as flush(), the waits left for settle_late.  A reply
+// from r matches its receives in the order they were posted (one tag, one
+// communicator), and r answers its requests in the order sent, so the
+// acknowledgement's receive posted here is matched by the acknowledgement
+// whatever this rank asks r meanwhile.
+void AsyncPath::flush_late() {
+  settle_late(-1);
+  for (int r = 0; r < nranks_; r++) {
+    Batch& b = batch_[r];
+    if (!b.unacked) continue;
+    b.buf[0] = head(kOpPutsAck, Seg::Data);
+    Late& l = late_[r];
+    check(MPI_Irecv(&acks_[r], 8, MPI_BYTE, r, kTagReply, acomm_, &l.rq[0]), "MPI_Irecv");
+    check(MPI_Isend(b.buf.data(), (int)(kHdrWords * 8 + b.used), MPI_BYTE, r, kTagReq, acomm_, &l.rq[1]),
+          "MPI_Isend");
+    batches_sent_[r]++;
+    l.pending = true;
+    b.used = 0;
+    b.unacked = false;
+  }
+}
+
+void AsyncPath::settle_late(int r) {
+  if (r >= 0) {
+    if (!late_[r].pending) return;
+    wait_mine(2, late_[r].rq);
+    late_[r].pending = false;
+    return;
+  }
+  for (int q = 0; q < nranks_; q++) settle_late(q);
 }
 
 // The protocol thread writes this rank's segments with CPU stores and

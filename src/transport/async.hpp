@@ -24,6 +24,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -107,6 +108,20 @@ class AsyncPath final : public Path {
   // acknowledgement round to the ranks that got one since the last call;
   // none if none).
   void settle_releases();
+  // flush() without its wait: the last batch of every rank written since
+  // the previous flush goes asking for an acknowledgement that is waited
+  // for later (settle_late), before this rank reuses the batch, flushes,
+  // or reads the target's memory by a route its requests do not order
+  // (Transport::get by MPI_Get).  For a barrier's release in a job of 2
+  // ranks, whose agreement tells the home how many batches to apply
+  // before it leaves (batches_sent, batches_applied; sync.cpp).
+  void flush_late();
+  void settle_late(int r);  // r's late acknowledgement, if one is out (-1: every rank's)
+  bool late_pending(int r) const { return late_[r].pending; }
+  // Put batches sent to r, and applied here from r (by either serving
+  // thread), since the start; both wrap.
+  uint32_t batches_sent(int r) const { return batches_sent_[r]; }
+  uint32_t batches_applied(int r) const { return applied_[r].load(std::memory_order_acquire); }
 
  private:
   struct Batch {                // puts to one rank not yet sent
@@ -153,6 +168,13 @@ class AsyncPath final : public Path {
   std::vector<WordPart> wparts_;
   std::vector<uint64_t> lm_send_, lm_recv_;  // the requests and the replies
   std::vector<uint64_t> acks_;
+  struct Late {                             // flush_late's acknowledgement from a rank, not yet waited for
+    MPI_Request rq[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};  // its receive, then the batch's send
+    bool pending = false;
+  };
+  std::vector<Late> late_;
+  std::vector<uint32_t> batches_sent_;                 // per target (the application thread's)
+  std::unique_ptr<std::atomic<uint32_t>[]> applied_;  // per sender (either serving thread)
   // A lock_release or lock_kick went to the rank since the last settle
   // (set by either thread: atomics).
   std::vector<uint8_t> released_to_;

@@ -446,6 +446,21 @@ void Transport::lock_release(int h, uint64_t tail_off, uint64_t link_base, uint6
   if (next) store((int)next - 1, Seg::Meta, locked_off, handover);
 }
 
+void Transport::flush_late() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (far_ && far_ == async_) {
+    async_->flush_late();
+    late_out_ = true;
+  } else if (far_) {
+    far_->flush();
+  }
+}
+
+void Transport::settle_late(int r) { async_->settle_late(r); }
+
+uint32_t Transport::late_count(int r) const { return async_ ? async_->batches_sent(r) : 0; }
+uint32_t Transport::late_applied(int r) const { return async_ ? async_->batches_applied(r) : 0; }
+
 void Transport::settle_lock_releases() {
   if (async_) async_->settle_releases();
 }

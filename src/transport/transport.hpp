@@ -235,6 +235,7 @@ class Transport {
 
   void get(int r, Seg s, uint64_t off, void* dst, size_t len) {
     if (s != Seg::Data || !routes_[r].watch_reads) return routes_[r].get[(int)s]->get(r, s, off, dst, len);
+    if (late_out_) settle_late(r);
     const int64_t t = before_read(r);
     routes_[r].get[(int)s]->get(r, s, off, dst, len);
     after_read(r, t, len);
@@ -242,6 +243,7 @@ class Transport {
   // Gets from r issued together, one wait for all (Path::get_many).
   void get_many(int r, Seg s, size_t n, const uint64_t* off, uint8_t* const* dst, const size_t* len) {
     if (s != Seg::Data || !routes_[r].watch_reads) return routes_[r].get[(int)s]->get_many(r, s, n, off, dst, len);
+    if (late_out_) settle_late(r);
     const int64_t t = before_read(r);
     routes_[r].get[(int)s]->get_many(r, s, n, off, dst, len);
     size_t bytes = 0;
@@ -285,7 +287,18 @@ class Transport {
   void flush() {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (far_) far_->flush();
+    late_out_ = false;
   }
+  // A barrier's release in a job of 2 ranks that agrees by rows
+  // (sync.cpp): flush() where the path is async, its acknowledgements
+  // waited for later (AsyncPath::flush_late), else flush().  The row
+  // carries late_count(), and the other rank waits in the agreement until
+  // it has applied that many batches from this one (late_applied).
+  void flush_late();
+  // Put batches sent to r so far (async; 0 elsewhere), and applied here
+  // from r; both wrap.
+  uint32_t late_count(int r) const;
+  uint32_t late_applied(int r) const;
   // Make RMA writes by others to this rank's Data visible to its loads
   // (MPI_Win_sync under the unified model); a no-op when all peers are direct.
   void sync_local() {
@@ -477,6 +490,8 @@ class Transport {
     // reads come slowly (a computing home: its protocol thread's naps).
     bool watch_reads = false;
   };
+  bool late_out_ = false;      // flush_late left acknowledgements to wait for
+  void settle_late(int r);     // r's, before a read its requests do not order
   int64_t before_read(int r);  // tells r where due; returns the time
   void after_read(int r, int64_t t, size_t bytes);
   void build_routes();  // from the paths init created
