@@ -8,6 +8,8 @@
 #   NAME=stride       --stride on
 #   NAME=stride_nobusy --stride on, fetch_busy_page_us 0
 #   NAME=nobusy       --stride off, fetch_busy_page_us 0
+#   NAME=stride_late  --stride on, after 80b68ca: a loom_barrier of 2 ranks
+#                     across hosts waits for no acknowledgement of its diffs
 set -e
 cd "$(dirname "$0")/../../../.."
 R=docs/results/issue17/paired_272280e
