@@ -4,11 +4,7 @@
 set -e
 cd "$(dirname "$0")/../../../.."
 R=docs/results/issue10/check_pages
-OLD=${OLD:?OLD: the previous build library directory}
-export MPIEXEC=$PWD/.venv/bin/mpiexec
-printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s\nexec %s "$@"\n' "$OLD" "$PWD/build/bench/loom_bench" > /tmp/oldbench.sh
-chmod +x /tmp/oldbench.sh
-trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
+. docs/results/issue10/ab_setup.sh
 export LOOM_CLUSTER_CPUS=1
 for rate in unlimited 1gbit; do
   scripts/cluster.sh down >/dev/null 2>&1 || true

@@ -5,11 +5,7 @@
 set -e
 cd "$(dirname "$0")/../../../.."
 R=docs/results/issue10/late_acks
-OLD=${OLD:?OLD: the previous build library directory}
-export MPIEXEC=$PWD/.venv/bin/mpiexec
-printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s\nexec %s "$@"\n' "$OLD" "$PWD/build/bench/loom_bench" > /tmp/oldbench.sh
-chmod +x /tmp/oldbench.sh
-trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
+. docs/results/issue10/ab_setup.sh
 scripts/cluster.sh up 2 >/dev/null
 export LOOM_CLUSTER_CPUS=1
 python3 bench/compare_builds.py --a /tmp/oldbench.sh --b build/bench/loom_bench --rounds 3 \
