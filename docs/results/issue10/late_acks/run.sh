@@ -45,3 +45,12 @@ LOOM_CLUSTER_CPUS=1 python3 apps/ab_builds.py --a build --b build --env-a LD_LIB
 #  the command above; _unpinned_8rounds.json without LOOM_CLUSTER_CPUS; _np2_lm0_8rounds.json:
 #  python3 bench/compare_builds.py --a /tmp/oldbench.sh --b build/bench/loom_bench --rounds 8 --np 2 --mpiexec $MPIEXEC \
 #    --env LOOM_LOCAL_MAP=0 --json $R/barrier_dirty_np2_lm0_8rounds.json barrier_dirty)
+# The hosts sharing both cores, then links of 1 Gbit/s with a core each:
+scripts/cluster.sh down >/dev/null 2>&1 || true
+scripts/cluster.sh up 2 >/dev/null
+python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --launch "scripts/cluster.sh run 2 1 --" \
+  --apps sor,is --reps 8 --json $R/sor_is_h2r1_shared_8.json > $R/sor_is_h2r1_shared_8.txt
+scripts/cluster.sh down >/dev/null
+scripts/cluster.sh up 2 1gbit >/dev/null
+LOOM_CLUSTER_CPUS=1 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD \
+  --launch "scripts/cluster.sh run 2 1 --" --apps sor,is --reps 6 --json $R/sor_is_h2r1_1gbit_6.json > $R/sor_is_h2r1_1gbit_6.txt
