@@ -758,15 +758,9 @@ void AsyncPath::flush() {
   settle_late(-1);
   reqs_.clear();
   for (int r = 0; r < nranks_; r++) {
-    Batch& b = batch_[r];
-    if (!b.unacked) continue;
-    b.buf[0] = head(kOpPutsAck, Seg::Data);
-    reqs_.push_back(MPI_REQUEST_NULL);
-    check(MPI_Irecv(&acks_[r], 8, MPI_BYTE, r, kTagReply, acomm_, &reqs_.back()), "MPI_Irecv");
-    reqs_.push_back(MPI_REQUEST_NULL);
-    check(MPI_Isend(b.buf.data(), (int)(kHdrWords * 8 + b.used), MPI_BYTE, r, kTagReq, acomm_, &reqs_.back()),
-          "MPI_Isend");
-    batches_sent_[r]++;
+    if (!batch_[r].unacked) continue;
+    reqs_.resize(reqs_.size() + 2, MPI_REQUEST_NULL);
+    send_acked(r, &reqs_[reqs_.size() - 2]);
   }
   if (reqs_.empty()) return;
   wait_mine((int)reqs_.size(), reqs_.data());
@@ -774,6 +768,16 @@ void AsyncPath::flush() {
     b.used = 0;
     b.unacked = false;
   }
+}
+
+// r's batch (possibly only the header) asking for an acknowledgement: its
+// receive into rq[0], the send into rq[1].
+void AsyncPath::send_acked(int r, MPI_Request* rq) {
+  Batch& b = batch_[r];
+  b.buf[0] = head(kOpPutsAck, Seg::Data);
+  check(MPI_Irecv(&acks_[r], 8, MPI_BYTE, r, kTagReply, acomm_, &rq[0]), "MPI_Irecv");
+  check(MPI_Isend(b.buf.data(), (int)(kHdrWords * 8 + b.used), MPI_BYTE, r, kTagReq, acomm_, &rq[1]), "MPI_Isend");
+  batches_sent_[r]++;
 }
 
 // The same messages as flush(), the waits left for settle_late.  A reply
@@ -786,13 +790,8 @@ void AsyncPath::flush_late() {
   for (int r = 0; r < nranks_; r++) {
     Batch& b = batch_[r];
     if (!b.unacked) continue;
-    b.buf[0] = head(kOpPutsAck, Seg::Data);
-    Late& l = late_[r];
-    check(MPI_Irecv(&acks_[r], 8, MPI_BYTE, r, kTagReply, acomm_, &l.rq[0]), "MPI_Irecv");
-    check(MPI_Isend(b.buf.data(), (int)(kHdrWords * 8 + b.used), MPI_BYTE, r, kTagReq, acomm_, &l.rq[1]),
-          "MPI_Isend");
-    batches_sent_[r]++;
-    l.pending = true;
+    send_acked(r, late_[r].rq);
+    late_[r].pending = true;
     b.used = 0;
     b.unacked = false;
   }

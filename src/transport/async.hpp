@@ -137,6 +137,7 @@ class AsyncPath final : public Path {
   uint64_t rpc_word(int r, uint64_t hdr, uint64_t off, uint64_t a, uint64_t b);  // hdr: word 0 of the request
   Batch& batch_for(int r, size_t need);  // r's batch with room for need bytes
   void send_batch(int r);  // pending puts to r, no acknowledgement
+  void send_acked(int r, MPI_Request* rq);  // r's batch asking for an acknowledgement (flush, flush_late)
   void store_for(int r, uint64_t off, uint64_t v);  // a Meta word of r, from the serving thread
 
   MPI_Comm comm_;                   // the facade's (collectives)
