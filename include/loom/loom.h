@@ -481,6 +481,9 @@ typedef struct loom_stats {
                             agreement (a job of 2 ranks across hosts: docs/ARCHITECTURE.md, "Pushes ahead") */
   uint64_t pages_strided; /* of pages_fetched, pages a fault fetched in windows further along the step of this rank's
                              faults on one home's pages, with its own window (LOOM_STRIDE) */
+  uint64_t writer_loads;  /* writer sets an acquire read from the directory to decide whether another rank writes a
+                             cached page (HLRC; a set once seen naming another rank is not read again, and the
+                             lookups that learn homes read the sets with them) */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 /* The calling thread's share of this rank's statistics since the last

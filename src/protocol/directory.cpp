@@ -271,17 +271,33 @@ void learn_homes(const uint64_t* lo, const uint64_t* hi, size_t n, uint64_t at_l
   }
   if (window < at_least && want.size() == window) return;
   rt.st.s.home_lookups++;
-  got.resize(want.size());
+  // Each entry whole: the home word and the writer set's planes, in the
+  // same messages.  A writer set only grows until the writers are
+  // forgotten (proto_forget_writers clears the marks with it), so one that
+  // names another rank now still will at this rank's next acquire, which
+  // then drops the copy without loading the set again: that load waits
+  // for the entry's rank, often computing on another host (LU across 2
+  // emulated hosts: the acquire that ends the barrier before the interior
+  // updates, 0.4-0.55 ms, for the diagonal block's 8 pages).
+  static size_t words;
+  words = 1 + (size_t)rank_planes();
+  got.resize(want.size() * words);
   rt.tp.load_many(
-      want.size(),
-      [](size_t i, int* r, uint64_t* off) {
-        *r = (int)dir_rank(want[i]);
-        *off = dir_off(want[i]);
+      want.size() * words,
+      [](size_t k, int* r, uint64_t* off) {
+        const uint64_t q = want[k / words];
+        const size_t w = k % words;
+        *r = (int)dir_rank(q);
+        *off = w == 0 ? dir_off(q) : dir_writers_off(q, (int)w - 1);
       },
       got.data());
   for (size_t i = 0; i < want.size(); i++) {
-    const int h = home_in_word(got[i]);
-    if (h >= 0) pt.home[want[i]] = (int16_t)h;
+    const uint64_t q = want[i];
+    const int h = home_in_word(got[i * words]);
+    if (h < 0) continue;
+    pt.home[q] = (int16_t)h;
+    if (h != rt.rank && page_protocol(q).writer_sets && names_other(&got[i * words + 1], rt.rank))
+      pt.flags[q] |= kOtherWritten;
   }
 }
 

@@ -70,6 +70,7 @@ void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
     }
   }
   g_pages = &check;
+  rt.st.s.writer_loads += check.size();
   load_rank_sets(check.size(), writers_at, &writers);
   for (size_t i = 0; i < check.size(); i++) {
     const uint32_t p = check[i];
