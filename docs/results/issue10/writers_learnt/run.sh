@@ -37,3 +37,12 @@ done
 # LU once more, 20 runs:
 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --launch "$L" --apps lu --reps 20 \
   --json $R/lu_h2r1_cpus1_20.json > $R/lu_h2r1_cpus1_20.txt
+# barrier_dirty again, 6 rounds (three sets, _6rounds, _6rounds_b, _6rounds_c), and each library against itself:
+python3 bench/compare_builds.py --a /tmp/oldbench.sh --b build/bench/loom_bench --rounds 6 --launch "$L" \
+  --json $R/barrier_dirty_h2r1_6rounds.json barrier_dirty > $R/barrier_dirty_h2r1_6rounds.txt
+for i in 1 2; do
+  python3 bench/compare_builds.py --a /tmp/oldbench.sh --b /tmp/oldbench.sh --rounds 6 --launch "$L" \
+    --json $R/barrier_dirty_h2r1_same_$i.json barrier_dirty > $R/barrier_dirty_h2r1_same_$i.txt
+done
+python3 bench/compare_builds.py --a build/bench/loom_bench --b build/bench/loom_bench --rounds 6 --launch "$L" \
+  --json $R/barrier_dirty_h2r1_same_new.json barrier_dirty > $R/barrier_dirty_h2r1_same_new.txt
