@@ -499,6 +499,12 @@ Status barrier() {
   // page push"): the asks go out before the agreement, which counts them,
   // and the homes answer right after it; no second barrier.
   const bool wants_window = !rt.shared && ((rt.cfg.migrate && migrate_prepare()) | adapt_wants_window());
+  // And whether any rank registered a writer of a page since its last full
+  // barrier (bit 2): where none did, the writer sets this rank last found
+  // naming no other rank still name none, and the acquire need not read
+  // them again (hlrc.cpp).
+  const unsigned grew = rt.pages.registered ? 4u : 0u;
+  rt.pages.registered = false;
   unsigned any;
   if (proto_push_used()) {
     static std::vector<int>& asks = *new std::vector<int>();     // never destroyed: see runtime.hpp
@@ -510,12 +516,14 @@ Status barrier() {
     kept_in.assign((size_t)rt.nranks, 0);
     proto_push_ask(asks.data(), keeps ? kept.data() : nullptr);
     int asked = 0;
-    any = sync_barrier_or_asks(wants_window ? 2u : 0u, asks.data(), &asked, keeps ? kept.data() : nullptr,
+    any = sync_barrier_or_asks((wants_window ? 2u : 0u) | grew, asks.data(), &asked, keeps ? kept.data() : nullptr,
                                kept_in.data(), proto_push_row_pages());
     proto_push_serve(asked, kept_in.data());
   } else {
-    any = sync_barrier_or((proto_wants_prefetch() ? 1u : 0u) | (wants_window ? 2u : 0u));
+    any = sync_barrier_or((proto_wants_prefetch() ? 1u : 0u) | (wants_window ? 2u : 0u) | grew);
   }
+  rt.pages.barriers_seen++;
+  if (any & 4) rt.pages.writers_grew_at = rt.pages.barriers_seen;
   const bool prefetch = any & 1;
   if (any & 2) {
     if (rt.cfg.migrate) migrate_window();
@@ -525,7 +533,9 @@ Status barrier() {
     notices_process();  // the moves and switches
     adapt_apply_own();
   }
+  rt.pages.writers_known = true;
   proto_acquire(prefetch, IvlAcquire::Barrier);
+  rt.pages.writers_known = false;
   if (trace_homes()) proto_watch_homes();
   if (prefetch) sync_barrier_raw();
   rt.st.s.barriers++;

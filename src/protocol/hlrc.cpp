@@ -54,6 +54,22 @@ void stale(uint32_t p, AcquireVerdicts* out) {
   }
 }
 
+// At a full barrier's acquire: whether page p's writer set still names no
+// other rank without reading it.  It named none when this rank last read
+// it (clean_at, counted in full barriers), and no rank has registered a
+// writer of any page since: a registration happens before its rank's
+// release, so every one before this barrier was told in an agreement up to
+// this one (api.cpp, barrier: bit 2), and one read since that barrier saw
+// those before it.  Sets only grow, or are cleared (loom_spawn, a
+// reallocation), which leaves a set that named no other rank so.  Pages a
+// program only reads that live on another host otherwise cost the
+// acquire a load from that rank at every barrier, which waits for it when
+// it has left the barrier and computes.
+bool unchanged(uint32_t p) {
+  const PageTable& pt = rt.pages;
+  return pt.writers_known && pt.clean_at[p] != 0 && pt.clean_at[p] - 1 >= pt.writers_grew_at;
+}
+
 void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
   static std::vector<uint32_t>& check = *new std::vector<uint32_t>();  // never destroyed: see runtime.hpp
   static std::vector<uint64_t>& writers = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
@@ -65,6 +81,8 @@ void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
       else out->keep.push_back(p);
     } else if (rt.pages.flags[p] & kOtherWritten) {
       stale(p, out);
+    } else if (unchanged(p)) {
+      out->keep.push_back(p);
     } else {
       check.push_back(p);
     }
@@ -78,6 +96,7 @@ void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {
       rt.pages.flags[p] |= kOtherWritten;
       stale(p, out);
     } else {
+      rt.pages.clean_at[p] = rt.pages.barriers_seen + 1;
       out->keep.push_back(p);
     }
   }

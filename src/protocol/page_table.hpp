@@ -69,13 +69,13 @@ constexpr uint32_t kMaxReadGap = 64;
 
 // What the per-page vectors cost each rank: 1 state, 1 flags, 2 home,
 // 1 mode, 1 hint, 4 dropped_at, 4 fetched_at and 2 gaps (ZeroArray below),
-// 4 heap_checked, and 4 each for the dirty and cached lists (reserved to
+// 4 heap_checked, 4 clean_at (ZeroArray), and 4 each for the dirty and cached lists (reserved to
 // full size at init, so that the fault path never grows them), 1 for
 // migration's state (migrate.hpp; not allocated with LOOM_MIGRATE=0), 1 for
 // the adaptive protocol's (adapt.hpp; not with LOOM_ADAPT=0) and 3 for
 // exact invalidation's (intervals.hpp; not with LOOM_EXACT=0).  The Meta segment adds 8 (copy-sets) + 16/N (directory)
 // per page, resident only where touched.
-constexpr uint64_t kPageTableBytesPerPage = 33;
+constexpr uint64_t kPageTableBytesPerPage = 37;
 
 // A zeroed per-page array that costs no resident memory until written: a
 // large calloc is fresh zero pages from the kernel, not a memset (the
@@ -123,6 +123,12 @@ struct PageTable {
                                        // a unit stops there: directory.cpp, claim_unit; core.cpp,
                                        // share_claim_run); 1 bit a page
   uint32_t acquires = 0;               // acquires so far (the first is 1)
+  ZeroArray<uint32_t> clean_at;        // HLRC: 1 + barriers_seen when this rank last read the page's writer set
+                                       // and it named no other rank (0: never; hlrc.cpp, acquire)
+  uint32_t barriers_seen = 0;          // full barriers (loom_barrier) this rank has agreed in
+  uint32_t writers_grew_at = 0;        // the last of them whose agreement said some rank registered a writer
+  bool registered = false;             // this rank registered a writer since its last full barrier's agreement
+  bool writers_known = false;          // the acquire running is a full barrier's, after that agreement
   std::vector<uint32_t> span_learnt;   // per span of pages: 1 + the acquire count when a lookup last learnt
                                        // its homes around a window (directory.cpp, learn_homes; sized there)
   uint32_t alloc_gen = 0;              // allocations and frees seen here (mark_block, core.cpp's resets)
@@ -150,9 +156,11 @@ struct PageTable {
     hint.assign(npages, 0);
     dropped_at.assign(npages, 0);
     if (!fetched_at.assign(npages) || !gap1.assign(npages) || !gap2.assign(npages) ||
-        !foreign.assign((npages + 63) / 64) || !starts.assign((npages + 63) / 64))
+        !foreign.assign((npages + 63) / 64) || !starts.assign((npages + 63) / 64) || !clean_at.assign(npages))
       throw std::bad_alloc();
     acquires = 0;
+    barriers_seen = writers_grew_at = 0;
+    registered = writers_known = false;
     span_learnt.clear();
     alloc_gen = 0;
     ahead_first = 0;
