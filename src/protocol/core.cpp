@@ -605,7 +605,8 @@ void installed_fetched(int h, uint64_t first, uint64_t n) {
 // homes learnt in one load and the gets waited for together (the home
 // serves them in one poll): 2 windows, doubling up to 16 while the fault
 // after them lands just past them (they were read with no fault), and 2
-// again when the step breaks.  HLRC pages, and only while a fetch joins no
+// again when the step breaks; a new walk along the last step seen twice
+// fetches ahead from its second fault, not its third.  HLRC pages, and only while a fetch joins no
 // copy-set (ivl_fetch_joins: no lock taken yet), since a join is a round
 // trip a window; not in a fetch without the rank lock (threads) or one the
 // adaptive protocol compares.
@@ -618,6 +619,7 @@ struct StrideStream {
   int home = -1;
   int64_t last = -1;  // the window of the last fault's fetch from home
   int64_t step = 0;   // windows from the fault before it to last (0: none yet)
+  int64_t known = 0;  // the last step seen twice in a row (0: none)
   int64_t next = -1;  // just past the windows the last fault fetched ahead (-1: none)
   uint32_t same = 0;  // steps in a row equal to step (counted up to 2)
   uint32_t depth = kStrideFirst;
@@ -635,9 +637,13 @@ uint32_t stride_note(int h, int64_t w, int64_t* step) {
     s.same = std::min<uint32_t>(s.same + 1, 2);
   } else {
     s.step = s.last >= 0 ? w - s.last : 0;
-    s.same = s.step != 0 ? 1 : 0;
+    // A new walk along a step this stream took before is that step at once
+    // (LU reads each step's column of blocks this way, after a fault
+    // elsewhere: one fault a walk saved).
+    s.same = s.step == 0 ? 0 : s.step == s.known ? 2 : 1;
     s.depth = kStrideFirst;
   }
+  if (s.same >= 2) s.known = s.step;
   s.last = w;
   s.next = -1;
   *step = s.step;
