@@ -6,3 +6,6 @@ export MPIEXEC=$PWD/.venv/bin/mpiexec
 printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s\nexec %s "$@"\n' "$OLD" "$PWD/build/bench/loom_bench" > /tmp/oldbench.sh
 chmod +x /tmp/oldbench.sh
 trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
+# The launch prefix of 2 emulated hosts × 1 rank, and those hosts brought up each on a core of its own.
+L="scripts/cluster.sh run 2 1 --"
+pinned_hosts() { scripts/cluster.sh up 2 >/dev/null; export LOOM_CLUSTER_CPUS=1; }

@@ -6,9 +6,7 @@ set -e
 cd "$(dirname "$0")/../../../.."
 R=docs/results/issue10/clean_sets
 . docs/results/issue10/ab_setup.sh
-scripts/cluster.sh up 2 >/dev/null
-export LOOM_CLUSTER_CPUS=1
-L="scripts/cluster.sh run 2 1 --"
+pinned_hosts
 python3 $R/splash3_ab.py --out build/splash3 --old $OLD --programs ocean,fft --reps 8 --launch "$PWD/$L" \
   > $R/splash3_h2r1_cpus1.txt
 python3 $R/splash3_ab.py --out build/splash3 --old $OLD --programs ocean,water,cholesky,lu --reps 12 --launch "$PWD/$L" \
@@ -22,8 +20,7 @@ LOOM_LOCAL_MAP=0 python3 $R/splash3_ab.py --out build/splash3 --old $OLD --progr
 LOOM_LOCAL_MAP=0 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --np 2 \
   --apps sor,lu,cg,mg,is,barnes --reps 5 --json $R/apps_np2_lm0.json > $R/apps_np2_lm0.txt
 # Barnes-Hut again (the 5-run set read 1.18, ranges overlapping), and OCEAN's rank statistics, alternated:
-scripts/cluster.sh up 2 >/dev/null
-export LOOM_CLUSTER_CPUS=1
+pinned_hosts
 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --launch "$L" --apps barnes --reps 12 \
   --json $R/barnes_h2r1_cpus1_12.json > $R/barnes_h2r1_cpus1_12.txt
 O=$PWD/build/splash3/loom/apps/ocean/contiguous_partitions C="$PWD/$L"

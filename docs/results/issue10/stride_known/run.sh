@@ -6,9 +6,7 @@ set -e
 cd "$(dirname "$0")/../../../.."
 R=docs/results/issue10/stride_known
 . docs/results/issue10/ab_setup.sh
-scripts/cluster.sh up 2 >/dev/null
-export LOOM_CLUSTER_CPUS=1
-L="scripts/cluster.sh run 2 1 --"
+pinned_hosts
 for i in 1 2; do
   for v in old new; do
     if [ $v = old ]; then E="LD_LIBRARY_PATH=$OLD"; else E="X=1"; fi
@@ -26,8 +24,7 @@ scripts/cluster.sh down >/dev/null
 LOOM_LOCAL_MAP=0 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --np 2 \
   --apps lu,linpack,fft --reps 5 --json $R/apps_np2_lm0.json > $R/apps_np2_lm0.txt
 # Again across hosts (the 20-run LU set read 1.20, ranges overlapping; CG, which takes no stride, 1.24 in its set):
-scripts/cluster.sh up 2 >/dev/null
-export LOOM_CLUSTER_CPUS=1
+pinned_hosts
 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --launch "$L" --apps lu --reps 20 \
   --json $R/lu_h2r1_cpus1_20b.json > $R/lu_h2r1_cpus1_20b.txt
 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --launch "$L" --apps lu,linpack --reps 10 \

@@ -5,9 +5,7 @@ set -e
 cd "$(dirname "$0")/../../../.."
 R=docs/results/issue10/writers_learnt
 . docs/results/issue10/ab_setup.sh
-scripts/cluster.sh up 2 >/dev/null
-export LOOM_CLUSTER_CPUS=1
-L="scripts/cluster.sh run 2 1 --"
+pinned_hosts
 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --launch "$L" --apps lu --reps 10 \
   --json $R/lu_h2r1_cpus1_10.json > $R/lu_h2r1_cpus1_10.txt
 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --launch "$L" \
@@ -21,8 +19,7 @@ LOOM_LOCAL_MAP=0 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRAR
 # pagefetch alone, 5 rounds (the 3-round set's pagefetch_stride stride=1 read 1.31, ranges overlapping):
 #   python3 bench/compare_builds.py ... --rounds 5 --launch "$L" --json $R/pagefetch_h2r1_5rounds.json pagefetch
 # Then (second script part): LU, IS and CG again, and LU's barriers and first fetches from traces, alternated.
-scripts/cluster.sh up 2 >/dev/null
-export LOOM_CLUSTER_CPUS=1
+pinned_hosts
 python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --launch "$L" --apps lu,is,cg --reps 10 \
   --json $R/lu_is_cg_h2r1_cpus1_10.json > $R/lu_is_cg_h2r1_cpus1_10.txt
 for i in 1 2 3; do
