@@ -65,9 +65,17 @@ void stale(uint32_t p, AcquireVerdicts* out) {
 // program only reads that live on another host otherwise cost the
 // acquire a load from that rank at every barrier, which waits for it when
 // it has left the barrier and computes.
+//
+// At an exact lock acquire, the same where none of the records it acquires
+// says its rank registered a writer (intervals.cpp): a registration that
+// happened before this acquire and after this rank's last read is in such
+// a record, or in one an earlier acquire took, which read the sets again
+// (the copies judged here, fetched before this rank's first lock, were
+// cached at every acquire since), or was told at a full barrier since.
 bool unchanged(uint32_t p) {
   const PageTable& pt = rt.pages;
-  return pt.writers_known && pt.clean_at[p] != 0 && pt.clean_at[p] - 1 >= pt.writers_grew_at;
+  if (!pt.writers_known && !ivl_no_registrations()) return false;
+  return pt.clean_at[p] != 0 && pt.clean_at[p] - 1 >= pt.writers_grew_at;
 }
 
 void acquire(const std::vector<uint32_t>& cached, AcquireVerdicts* out) {

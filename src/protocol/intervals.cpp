@@ -24,6 +24,9 @@ namespace {
 
 constexpr uint64_t kIvlInline = 6;  // runs kept in the slot itself
 constexpr uint64_t kHead = 5;       // words before the vector timestamp
+// Word 4 of a slot: its inline runs, and this bit where its rank registered
+// a writer of a page in the interval (hlrc.cpp, unchanged).
+constexpr uint64_t kSlotRegistered = 1ull << 62;
 uint64_t slot_words() { return kHead + (uint64_t)rt.nranks + kIvlInline; }
 uint64_t slot_off(uint64_t count) { return rt.meta.ivl + (8 + (count % kIvlRecords) * slot_words()) * 8; }
 uint64_t runs_off() { return rt.meta.ivl + (8 + kIvlRecords * slot_words()) * 8; }
@@ -106,7 +109,8 @@ bool read_records(int m, uint32_t a, uint32_t b, std::vector<uint32_t>* vc) {
   for (uint64_t i = 0; i < count; i++) {
     const uint64_t* s = &slots[i * S];
     const uint64_t* runs = s + kHead + rt.nranks;
-    for (uint64_t k = 0; k < std::min(s[4], kIvlInline); k++) mark(runs[k] >> 24, runs[k] & 0xffffff);
+    if (s[4] & kSlotRegistered) v.acquired_regs = true;
+    for (uint64_t k = 0; k < std::min(s[4] & ~kSlotRegistered, kIvlInline); k++) mark(runs[k] >> 24, runs[k] & 0xffffff);
   }
   for (uint64_t e : v.buf) mark(e >> 24, e & 0xffffff);
   if (vc)
@@ -319,6 +323,7 @@ void ivl_atomic(uint64_t p) {
 bool ivl_scoped() { return rt.ivl.scoped; }
 bool ivl_stale(uint64_t p) { return (rt.ivl.state[p] & kIvlStale) != 0; }
 bool ivl_tracked(uint64_t p) { return (rt.ivl.state[p] & kIvlFlagged) != 0; }
+bool ivl_no_registrations() { return rt.ivl.scoped && !rt.ivl.acquired_regs; }
 
 void ivl_record() {
   Intervals& v = rt.ivl;
@@ -326,12 +331,16 @@ void ivl_record() {
   if (v.in_barrier) {  // the barrier's acquire covers this interval
     v.pending.clear();
     v.protected_rw.clear();
+    v.registered = false;  // (its agreement tells of it: api.cpp, barrier)
     return;
   }
   collect_home_writes();
   // Knowledge alone is passed on only where a third rank may need it: with
   // two ranks the other one knows its own intervals.
-  if (v.pending.empty() && ((!v.known_grew && !v.partial) || rt.nranks == 2)) return;
+  // A registration makes a record even where nothing else would: a home
+  // page written in place is named only where another rank fetched it
+  // tracked, and a copy fetched untracked goes by the writer set.
+  if (v.pending.empty() && !v.registered && ((!v.known_grew && !v.partial) || rt.nranks == 2)) return;
   std::vector<uint32_t>& pg = v.pending;
   std::sort(pg.begin(), pg.end());
   pg.erase(std::unique(pg.begin(), pg.end()), pg.end());
@@ -366,14 +375,14 @@ void ivl_record() {
     if (n1 < runs.size()) tp.put(rt.rank, Seg::Meta, runs_off(), runs.data() + n1, (runs.size() - n1) * 8);
   }
   static std::vector<uint64_t>& body = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
-  body.assign({lo, hi, v.last_partial, inline_runs ? runs.size() : 0});
+  body.assign({lo, hi, v.last_partial, (inline_runs ? runs.size() : 0) | (v.registered ? kSlotRegistered : 0)});
   body.insert(body.end(), v.known.begin(), v.known.end());
   if (inline_runs) body.insert(body.end(), runs.begin(), runs.end());
   tp.put(rt.rank, Seg::Meta, slot_off(c) + 8, body.data(), body.size() * 8);
   tp.flush();
   tp.store(rt.rank, Seg::Meta, slot_off(c), tag_of(v.epoch, c));
   tp.store(rt.rank, Seg::Meta, rt.meta.ivl, tag_of(v.epoch, c));
-  v.known_grew = v.partial = false;
+  v.known_grew = v.partial = v.registered = false;
 }
 
 uint64_t ivl_release_info() {
@@ -396,6 +405,7 @@ void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
   if (!v.on) return;
   clear_marks();
   v.scoped = false;
+  v.acquired_regs = false;
   if (kind == IvlAcquire::Barrier) {
     // A new epoch: every record so far is covered by this acquire.
     v.epoch++;
@@ -426,6 +436,7 @@ void ivl_begin_acquire(IvlAcquire kind, uint64_t info) {
     return;  // nothing this rank has not acquired (a release before the last barrier included)
   if (j >= rt.nranks || c == kIvlCountLost || !acquire_from(j, c)) {
     rt.st.s.scoped_fallbacks++;
+    v.acquired_regs = true;
     acquire_all();
   }
 }

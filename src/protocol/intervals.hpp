@@ -92,6 +92,8 @@ struct Intervals {
   bool in_barrier = false;           // the release of a full barrier: no record
   bool scoped = false;               // the acquire under way drops only kIvlStale pages
   bool locks_seen = false;           // this rank acquired a lock: its fetches join the copy-sets
+  bool registered = false;           // this rank registered a writer since its last record (or full barrier)
+  bool acquired_regs = false;        // the acquire under way acquired a record that says so, or fell back
   uint32_t last_partial = 0;         // the newest record made after a partial acquire (or too large)
   uint64_t runs_written = 0;         // run entries this rank wrote into its ring, ever
   std::vector<uint8_t> state;        // per page: IvlFlag bits
@@ -112,7 +114,7 @@ struct Intervals {
     epoch = count = last_partial = 0;
     runs_written = 0;
     known.assign(nranks, 0);
-    known_grew = partial = in_barrier = scoped = locks_seen = false;
+    known_grew = partial = in_barrier = scoped = locks_seen = registered = acquired_regs = false;
     given = nullptr;
     state.assign(enable ? npages : 0, 0);
     trap.assign(enable ? npages : 0, 0);
@@ -143,6 +145,11 @@ void ivl_atomic(uint64_t page);
 bool ivl_scoped();                                            // the acquire under way is exact
 bool ivl_stale(uint64_t page);                                // ... and names this page
 bool ivl_tracked(uint64_t page);  // this rank's copy was fetched after it joined the copy-set
+// The lock acquire under way is exact and acquires no record of an interval
+// in which its rank registered a writer of a page (HLRC's writer sets): the
+// sets this rank last found naming no other rank still name none as far as
+// the acquire must see (hlrc.cpp, unchanged).
+bool ivl_no_registrations();
 
 // ---- from the driver and the API ----
 // End of a release: the record, if this interval has one.

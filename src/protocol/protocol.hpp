@@ -195,6 +195,7 @@ inline uint64_t my_bit() { return bit_of(rt.rank); }
 // `old` before the OR (a cache of "another rank writes it" beside it).
 inline void note_writer(uint64_t p, uint64_t old) {
   rt.pages.registered = true;  // told at the next full barrier (hlrc.cpp, acquire)
+  rt.ivl.registered = true;    // and in the next interval record (intervals.cpp)
   rt.pages.flags[p] |= kIWriter;
   if (old & ~my_bit()) rt.pages.flags[p] |= kOtherWritten;
 }
