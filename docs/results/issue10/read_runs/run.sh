@@ -5,11 +5,10 @@ set -e
 cd "$(dirname "$0")/../../../.."
 R=docs/results/issue10/read_runs
 . docs/results/issue10/ab_setup.sh
-scripts/cluster.sh up 2 >/dev/null
-export LOOM_CLUSTER_CPUS=1
+pinned_hosts
 python3 bench/compare_builds.py --a /tmp/oldbench.sh --b build/bench/loom_bench --rounds 3 \
-  --launch "scripts/cluster.sh run 2 1 --" --json $R/fault_h2r1.json fault > $R/fault_h2r1.txt
-python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --launch "scripts/cluster.sh run 2 1 --" \
+  --launch "$L" --json $R/fault_h2r1.json fault > $R/fault_h2r1.txt
+python3 apps/ab_builds.py --a build --b build --env-a LD_LIBRARY_PATH=$OLD --launch "$L" \
   --apps is,cg,sor,lu,mg --reps 5 --json $R/apps_h2r1_cpus1.json > $R/apps_h2r1_cpus1.txt
 unset LOOM_CLUSTER_CPUS
 scripts/cluster.sh down >/dev/null
