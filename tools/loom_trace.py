@@ -332,15 +332,24 @@ def handovers(ranks):
     (rank, unlock record index)}, for every lock record that got the lock.
     The lock's record carries the hand-over value the releaser's unlock
     left (its rank, barrier epoch and release count; 0: none), so the
-    releaser is the unlock of the same lock that left that value; a value
+    releaser is an unlock of the same lock that left that value.  A value
     repeats only when its rank unlocked again without a release in between
-    (or 256 barriers later), and then it is the latest of them that started
-    before the acquisition ended.  Without a value (LOOM_EXACT=0, or no
-    release yet in the epoch) it is the unlock of that lock that started
-    last before the acquisition ended.  Start, not end: an unlock's start
-    comes before its hand-over, but its end may come long after the next
-    holder has the lock (a rank descheduled between the two)."""
-    bound = max(r.bound_ns() for r in ranks) + 1000
+    (or 256 barriers later), and then the acquisitions that got it and the
+    unlocks that left it took turns: each unlock's rank had to get the lock
+    back, from the holder the unlock before it handed it to, before
+    unlocking again.  So they are matched in turn, acquisitions in the order
+    they ended: each takes the first unlock not matched yet that started
+    no later than its end (plus the clocks' bound), but none before an
+    unlock that started, beyond doubt (the bound before its end), before
+    it ended, since the lock left the acquisition's holder only after that
+    (a rapid ping-pong within the clocks' bound: the latest unlock started
+    before the end may be the turn after).  Without a value (LOOM_EXACT=0,
+    a kept lock taken again, or no release yet in the epoch) it is the
+    unlock of that lock that started last before the acquisition ended.
+    Start, not end: an unlock's start comes before its hand-over, but its
+    end may come long after the next holder has the lock (a rank
+    descheduled between the two)."""
+    bound = max(r.bound_ns() for r in ranks)
     by_value = defaultdict(list)  # (lock, value) -> [(global start, rank, index)]
     by_lock = defaultdict(list)  # lock -> [(global start, rank, index)]
     for r in ranks:
@@ -354,24 +363,31 @@ def handovers(ranks):
         v.sort()
     inf = float("inf")
     out = {}
+    gets = []  # (global end, rank, index, lock, value)
     for r in ranks:
         for k, (t0, dur, ty, fl, th, a, b) in enumerate(r.recs):
-            if ty != 3 or fl & 1:
-                continue
-            end = r.to_global(t0 + dur)
-            pick = None
-            cands = by_value.get((a, b), []) if b else []
-            if len(cands) == 1:
-                pick = cands[0]
-            elif cands:
-                j = bisect.bisect_right(cands, (end + bound, inf, inf)) - 1
-                pick = cands[max(j, 0)]
-            else:
-                cands = by_lock.get(a, [])
-                j = bisect.bisect_right(cands, (end, inf, inf)) - 1
-                pick = cands[j] if j >= 0 else None
-            if pick is not None:
-                out[(r.rank, k)] = pick[1:]
+            if ty == 3 and not fl & 1:
+                gets.append((r.to_global(t0 + dur), r.rank, k, a, b))
+    gets.sort()
+    used = defaultdict(set)  # (lock, value) -> indices in by_value matched
+    for end, rank, k, a, b in gets:
+        pick = None
+        cands = by_value.get((a, b), []) if b else []
+        if cands:
+            hi = bisect.bisect_right(cands, (end + bound, inf, inf))  # may be its releaser
+            lo = max(bisect.bisect_right(cands, (end - bound, inf, inf)) - 1, 0)  # surely before its end
+            taken = used[(a, b)]
+            j = next((i for i in range(lo, hi) if i not in taken), None)
+            if j is None:
+                j = max(hi - 1, 0)
+            taken.add(j)
+            pick = cands[j]
+        else:
+            cands = by_lock.get(a, [])
+            j = bisect.bisect_right(cands, (end, inf, inf)) - 1
+            pick = cands[j] if j >= 0 else None
+        if pick is not None:
+            out[(rank, k)] = pick[1:]
     return out
 
 
