@@ -10,6 +10,9 @@
  *   1. Every value is right on every rank, and loom_home_of names the part's
  *      writer for every page but X, which stays rank 0's: a run stops at a
  *      page another rank claimed, and never crosses into the next part.
+ *      (Where every rank shares pages on one host, a first touch claims its
+ *      whole unit, so the units of X and of each part's first page, claimed
+ *      before the others write, are their claimers': at most a unit each.)
  *   2. Where some rank is not mapped, a rank's PART first touches take at
  *      most one directory round trip (home_lookups) a unit and a few more
  *      (page by page: one each).
@@ -84,8 +87,16 @@ int main(int argc, char** argv) {
     CHECK_OK(loom_home_of(&m[p * W], &h));
     wrong += h != (p == x ? 0 : (int)(p / PART));
   }
-  CHECK(bad == 0 && wrong == 0);
-  if (bad || wrong) fprintf(stderr, "rank %d: %zu pages read wrong, %zu with the wrong home\n", r, bad, wrong);
+  // Where every rank shares pages on one host, the claims before the barrier
+  // (each part's first page, and X) took their whole units (LOOM_UNIT_PAGES),
+  // whichever part their other pages are in: at most a unit each.
+  const char* share = getenv("LOOM_HOST_SHARE");
+  const char* trace_dir = getenv("LOOM_TRACE");
+  const int shared = !(share && !strcmp(share, "0")) && !(trace_dir && *trace_dir) && loom_direct_peers() == n - 1;
+  const size_t allowed = shared ? (size_t)(n + 1) * U : 0;
+  CHECK(bad == 0 && wrong <= allowed);
+  if (bad || wrong > allowed)
+    fprintf(stderr, "rank %d: %zu pages read wrong, %zu with the wrong home (at most %zu)\n", r, bad, wrong, allowed);
   CHECK_OK(loom_barrier());
 
   /* 3: cached copies of the next part, then the owners write again. */

@@ -22,7 +22,12 @@
  *    rank 0 claims the rest of a unit at once too (directory.cpp,
  *    claim_unit), so fewer than 8 pages past 39 are rank 0's, and under
  *    HLRC it faults once a unit: the claimed pages open with the faulting
- *    one.  Every rank reads what the other wrote.
+ *    one.  Every rank reads what the other wrote;
+ * 7. first touch out of address order: rank 0 writes a fresh block's pages
+ *    from the last to the first.  Sharing, a first touch claims the rest of
+ *    its unit whatever the order, so rank 0 faults about once a unit (it
+ *    faulted once a page when only a sweep in address order claimed
+ *    ahead); in every mode every page is rank 0's and reads its value.
  *
  * mr_share T runs T threads per rank: every thread reads every page (a
  * rank's threads fault on the same pages at once, and it must still map or
@@ -209,6 +214,27 @@ static void body(int w, int nw) {
   if (n > 1) CHECK(ahead <= most);
   if (n > 1 && ahead > most) fprintf(stderr, "mr_share: %d pages past %d are rank 0's (at most %d)\n", ahead, CUT, most);
   mr_wfree(d);
+
+  /* 7. */
+  uint64_t* e = (uint64_t*)mr_walloc((size_t)T * 4096, -1);
+  if (r == 0 && t == 0) {
+    loom_stats_t f0 = stats();
+    for (int p = T - 1; p >= 0; p--) e[p * WORDS + 5] = (uint64_t)p + 700;
+    loom_stats_t f1 = stats();
+    const uint64_t faults = f1.read_faults + f1.write_faults - f0.read_faults - f0.write_faults;
+    if (shared) CHECK(faults <= T / UNIT + 2);
+    if (shared && faults > T / UNIT + 2)
+      fprintf(stderr, "mr_share: %llu faults for %d pages first touched in reverse order\n", (unsigned long long)faults, T);
+  }
+  mr_wbar();
+  bad = 0;
+  for (int p = 0; p < T; p++) {
+    int h = -2;
+    CHECK_OK(loom_home_of(&e[p * WORDS], &h));
+    bad += h != 0 || e[p * WORDS + 5] != (uint64_t)p + 700;
+  }
+  CHECK(bad == 0);
+  mr_wfree(e);
 }
 
 int main(int argc, char** argv) {

@@ -106,7 +106,10 @@ typedef enum loom_home_policy {
   LOOM_HOME_FIRST_TOUCH = 0, /* first rank to touch a page becomes its home; a rank touching a
                                 block's pages in address order takes the rest of a unit of
                                 LOOM_UNIT_PAGES at once (at most LOOM_UNIT_PAGES - 1 pages past
-                                its last touch, never past the block's end) */
+                                its last touch, never past the block's end); with every rank on
+                                one host sharing pages (LOOM_HOST_SHARE), any first touch takes
+                                the unclaimed rest of its unit (there the home only names the
+                                file: each page lies physically where it was first written) */
   LOOM_HOME_CYCLIC = 1,      /* page p is homed at rank p mod N */
   LOOM_HOME_BLOCK = 2,       /* each allocation is cut into N contiguous chunks */
   LOOM_HOME_EXPLICIT = 3     /* loom_alloc_collective_at(size, rank): the whole block on one rank */
@@ -437,7 +440,8 @@ LOOM_API int loom_is_shared(const void *ptr);
 /* The home rank of the page holding ptr (-1 if not yet homed).  With first
  * touch, the rank that touched the page first; a rank touching a block's
  * pages in address order claims the rest of its unit (LOOM_UNIT_PAGES) at
- * once (LOOM_HOME_FIRST_TOUCH above). */
+ * once, and with every rank on one host sharing pages any first touch does
+ * (LOOM_HOME_FIRST_TOUCH above). */
 LOOM_API loom_status_t loom_home_of(const void *ptr, int *rank);
 
 /* Statistics of this rank, by category. */

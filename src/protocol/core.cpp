@@ -895,34 +895,47 @@ void share_map(uint64_t first, uint64_t n, int h) {
   for (uint64_t q = first; q < first + n; q++) set_foreign(q, h != rt.rank);
 }
 
-// First touch in a run: p was just claimed here, and so was p - 1.  A rank
-// that places its pages in address order (setup loops, a sort's output)
-// claims the unclaimed pages after p in its aligned window too, so that
-// it faults once a window rather than once a page (not past its block:
-// the next allocation's pages are the next block's first toucher's).
+// First touch of a unit: p was just claimed here.  A rank sharing pages
+// claims the other unclaimed pages of p's aligned unit too (LOOM_UNIT_PAGES;
+// not past p's block: the next allocation's pages are the next block's
+// first toucher's), so that it faults once a unit rather than once a page.
 // Those pages' home is then this rank even if another rank touches one
-// first; with every rank on one host that changes nowhere the bytes are
-// (the host's memory) and what a touch costs, only what loom_home_of
-// says.  A rank that takes
-// pages in turn with others (page p by rank p mod N) claims page by page.
-// The pages' slots are cleared before they are offered (one hole punched
-// in this rank's memfd instead of a zeroing write a page).
+// first.  With every rank on one host that changes nowhere the bytes are
+// and what a touch costs, only what loom_home_of says: the host's memory
+// backs every page, and the kernel places each physically at its first
+// write, whoever's file it is in (share_fault maps in advance only the
+// pages a sweep in address order will touch).  Before, only such a sweep
+// claimed ahead (p - 1 claimed here too), and a program that first-touches
+// pages in no order paid a fault and a claim a page: SPLASH-3 RADIX's
+// permutation, 377 claims a rank, 6.5 ms against 3.5 with the unit
+// (docs/BENCHMARKS.md, "First touch a unit at a time on one host").  The
+// pages' slots are cleared before they are offered (a hole punched in this
+// rank's memfd for each run of them instead of a zeroing write a page).
 constexpr uint64_t kShareSpan = 64;  // units a shared rank's fault may map at once (share_fault)
 
-void share_claim_run(uint64_t p) {
+void share_claim_unit(uint64_t p) {
   PageTable& pt = rt.pages;
-  if (p == 0 || pt.home[p - 1] != rt.rank) return;
-  const uint64_t unit = rt.cfg.unit_pages, hi = std::min(p - p % unit + unit, rt.npages);
-  uint64_t end = p + 1;
-  while (end < hi && pt.state[end] == kNone && (pt.flags[end] & kAlloc) && pt.home[end] < 0 &&
-         !pt.starts_block(end) && dir_home(end) < 0)
-    end++;
-  if (end == p + 1) return;
-  if (fallocate(rt.tp.data_fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)((p + 1) * kPage),
-                (off_t)((end - p - 1) * kPage)) != 0)
-    return;  // (claimed page by page, each zeroed as it is claimed)
-  for (uint64_t q = p + 1; q < end; q++)
-    if (!proto_claim_zeroed(q)) break;
+  const uint64_t unit = rt.cfg.unit_pages, ulo = p - p % unit, uhi = std::min(ulo + unit, rt.npages);
+  uint64_t lo = p, hi = p + 1;
+  while (lo > ulo && !pt.starts_block(lo)) lo--;  // (p's block only)
+  while (hi < uhi && !pt.starts_block(hi)) hi++;
+  auto open = [&](uint64_t q) {
+    return q != p && pt.state[q] == kNone && (pt.flags[q] & kAlloc) && pt.home[q] < 0 && dir_home(q) < 0;
+  };
+  for (uint64_t q = lo; q < hi;) {
+    if (!open(q)) {
+      q++;
+      continue;
+    }
+    uint64_t e = q + 1;
+    while (e < hi && open(e)) e++;
+    // (A hole not punched: those pages are claimed one by one at their
+    // faults, each zeroed then.  Another rank's claim may win one.)
+    if (fallocate(rt.tp.data_fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(q * kPage),
+                  (off_t)((e - q) * kPage)) == 0)
+      for (uint64_t x = q; x < e; x++) (void)proto_claim_zeroed(x);
+    q = e;
+  }
 }
 
 // The fault of a rank that shares pages: p (and the absent pages of its
@@ -931,8 +944,9 @@ void share_claim_run(uint64_t p) {
 void share_fault(uint64_t p) {
   PageTable& pt = rt.pages;
   const bool claimed = pt.home[p] < 0;
+  const bool sweep = p > 0 && pt.home[p - 1] == rt.rank;  // (before the claim below)
   const int h = proto_home(p, true);
-  if (claimed && h == rt.rank) share_claim_run(p);
+  if (claimed && h == rt.rank) share_claim_unit(p);
   // The window: the absent pages around p with the same home, within an
   // aligned span of kShareSpan units (a mapping costs about the same for
   // one page or many, and pages already placed only wait to be touched).
@@ -955,8 +969,11 @@ void share_fault(uint64_t p) {
   // The pages of p's unit in this rank's page tables now, in one system
   // call rather than a kernel fault each at their first access (not the
   // whole window: its far pages may never be touched here, and a home that
-  // claimed them may not have touched them either).
-  const uint64_t ulo = std::max(first, p - p % unit), uhi = std::min(end, p - p % unit + unit);
+  // claimed them may not have touched them either).  Where this rank just
+  // claimed p out of address order, p alone: the unit's other pages may be
+  // another rank's to write first, and that write places them physically.
+  uint64_t ulo = std::max(first, p - p % unit), uhi = std::min(end, p - p % unit + unit);
+  if (claimed && h == rt.rank && !sweep) ulo = p, uhi = p + 1;
   populate_range(rt.base + ulo * kPage, uhi - ulo);
   std::memset(&pt.state[first], kRW, n);
   if (h != rt.rank) rt.st.s.pages_mapped += n;

@@ -33,8 +33,8 @@ namespace {
 // where the entry's rank (p mod N) is on another host, each waiting for
 // that host's protocol thread (51-64 us a page at 2 hosts x 1).  A rank
 // whose first touch of p follows its own claim of p - 1 (a setup loop)
-// claims the rest of p's unit at once instead, as a rank sharing pages on
-// one host does (core.cpp, share_claim_run): the unit's entries are
+// claims the rest of p's unit at once instead (a rank sharing pages on one
+// host claims its unit at any first touch: core.cpp, share_claim_unit): the unit's entries are
 // already loaded (with the previous unit's claim) or loaded now, the
 // unclaimed pages' slots are zeroed, and one batch (Transport::words)
 // carries their compare-and-swaps, at a write fault their writer-set ORs,
@@ -42,7 +42,7 @@ namespace {
 // unit stops at the first page another rank holds, that is not a fresh
 // page of p's kind, or that starts another block.  Its pages are this
 // rank's even if another rank touches one first: at most LOOM_UNIT_PAGES -
-// 1 pages past where this rank's touches end, the bound on one host.
+// 1 pages past where this rank's touches end.
 // (Runs that grew to 8 units took whole column blocks of Linpack's
 // block-cyclic matrix from the rank that first-touched them next: 335-1302
 // migrations a run; and one that went on into the next block took

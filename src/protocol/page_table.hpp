@@ -121,7 +121,7 @@ struct PageTable {
                                        // (LOOM_HOST_SHARE; core.cpp, share_fault); 1 bit a page
   ZeroArray<uint64_t> starts;          // bit p: page p is the first of a block allocated here (a claim of
                                        // a unit stops there: directory.cpp, claim_unit; core.cpp,
-                                       // share_claim_run); 1 bit a page
+                                       // share_claim_unit); 1 bit a page
   uint32_t acquires = 0;               // acquires so far (the first is 1)
   ZeroArray<uint32_t> clean_at;        // HLRC: 1 + barriers_seen when this rank last read the page's writer set
                                        // and it named no other rank (0: never; hlrc.cpp, acquire)
