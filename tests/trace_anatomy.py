@@ -10,32 +10,10 @@ init clock sync whose error bound (its dur) reaches past the operations
 after it must pass, and an operation that ends before the one written
 before it must still be caught.  Exit 1 with what differs.
   trace_anatomy.py DIR"""
-import importlib.util
 import os
-import struct
 import sys
 
-here = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location("loom_trace", os.path.join(here, "..", "tools", "loom_trace.py"))
-lt = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(lt)
-
-US = 1000  # the records' times are ns
-
-
-def write(d, rank, recs):
-    head = bytearray(4096)
-    head[:8] = lt.MAGIC
-    struct.pack_into("<6I", head, 8, 2, 4096, lt.REC.size, rank, 2, 100 + rank)
-    struct.pack_into("<4Q", head, 32, 0, 4096, 0x7f0000000000, 1 << 30)
-    head[64:69] = b"node%d" % rank
-    body = b"".join(lt.REC.pack(*r) for r in recs)
-    with open(os.path.join(d, f"rank{rank}.lt"), "wb") as f:
-        f.write(bytes(head) + body)
-
-
-def rec(t_us, dur_us, ty, fl=0, th=0, a=0, b=0):
-    return (int(t_us * US), int(dur_us * US), ty, fl, th, a, b)
+from trace_handmade import US, lt, rec, write
 
 
 d = sys.argv[1]

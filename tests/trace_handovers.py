@@ -9,33 +9,12 @@ this one took, for a repeated value, the latest unlock that started before
 the acquisition's end plus the bound, which is the turn after, and its
 arrows started after the lock was got.  Exit 1 with what differs.
   trace_handovers.py DIR"""
-import importlib.util
 import os
-import struct
 import sys
 
-here = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location("loom_trace", os.path.join(here, "..", "tools", "loom_trace.py"))
-lt = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(lt)
+from trace_handmade import US, lt, rec, write
 
-US = 1000  # the records' times are ns
 BOUND_US = 25
-
-
-def write(d, rank, recs):
-    head = bytearray(4096)
-    head[:8] = lt.MAGIC
-    struct.pack_into("<6I", head, 8, 2, 4096, lt.REC.size, rank, 2, 100 + rank)
-    struct.pack_into("<4Q", head, 32, 0, 4096, 0x7f0000000000, 1 << 30)
-    head[64:69] = b"node%d" % rank
-    body = b"".join(lt.REC.pack(*r) for r in recs)
-    with open(os.path.join(d, f"rank{rank}.lt"), "wb") as f:
-        f.write(bytes(head) + body)
-
-
-def rec(t_us, dur_us, ty, fl=0, th=0, a=0, b=0):
-    return (int(t_us * US), int(dur_us * US), ty, fl, th, a, b)
 
 
 def sync(t_us):  # the init clock sync: global = rank clock, the bound BOUND_US
