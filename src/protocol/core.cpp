@@ -919,8 +919,8 @@ void share_claim_unit(uint64_t p) {
   uint64_t lo = p, hi = p + 1;
   while (lo > ulo && !pt.starts_block(lo)) lo--;  // (p's block only)
   while (hi < uhi && !pt.starts_block(hi)) hi++;
-  auto open = [&](uint64_t q) {
-    return q != p && pt.state[q] == kNone && (pt.flags[q] & kAlloc) && pt.home[q] < 0 && dir_home(q) < 0;
+  auto open = [&](uint64_t q) {  // (p itself has its home: claimed)
+    return pt.state[q] == kNone && (pt.flags[q] & kAlloc) && pt.home[q] < 0 && dir_home(q) < 0;
   };
   for (uint64_t q = lo; q < hi;) {
     if (!open(q)) {
