@@ -240,6 +240,12 @@ Status p_stride(loom_config_t* c, const char* n, const char* v) {
 }
 void w_stride(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->stride); }
 
+Status p_mpi_serves(loom_config_t* c, const char* n, const char* v) {
+  if (!parse_bool(v, &c->mpi_serves)) return bad(n, v, "0 or 1");
+  return Status::ok();
+}
+void w_mpi_serves(const loom_config_t* c, char* b, size_t l) { std::snprintf(b, l, "%d", c->mpi_serves); }
+
 Status p_trace_runs(loom_config_t* c, const char* n, const char* v) {
   if (!parse_bool(v, &c->trace_runs)) return bad(n, v, "0 or 1");
   return Status::ok();
@@ -328,6 +334,10 @@ const Setting kSettings[] = {
      "LOOM_UNIT_PAGES) past the windows of the two faults before it from that home fetches the next windows along the "
      "step with its own, with one wait for all (2 windows, doubling to 16 while the program reads them; hlrc pages); "
      "0: the fault's window only", p_stride, w_stride},
+    {"LOOM_MPI_SERVES", "1", "1: where other ranks reach this one by requests (LOOM_TRANSPORT auto or async, peers "
+     "on other hosts), an application thread inside one of the program's blocking point-to-point MPI calls (send, "
+     "receive, probe, wait) polls it and serves those requests meanwhile, as Loom's own waits do, instead of leaving "
+     "them to the protocol thread; 0: the MPI library's own blocking calls", p_mpi_serves, w_mpi_serves},
     {"LOOM_TRANSPORT", "auto", "how peers that are not mapped directly are reached: rma (MPI one-sided), async "
      "(two-sided requests served by a protocol thread on the target), auto (async with page reads by MPI_Get "
      "when MPI has MPI_THREAD_MULTIPLE, else rma)", p_transport, w_transport},

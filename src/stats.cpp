@@ -79,7 +79,7 @@ size_t stats_json(const loom_stats_t& s, int rank, double wall, bool with_build,
       "\"prefetch_used\": %llu, \"switched\": %llu, \"pages_lazy\": %llu, \"pages_eager\": %llu, "
       "\"scoped_acquires\": %llu, \"scoped_fallbacks\": %llu, \"meta_bytes\": %llu, \"t_rank_wait\": %.9f, "
       "\"locks_kept\": %llu, \"pages_mapped\": %llu, \"home_lookups\": %llu, \"reads_told\": %llu, "
-      "\"pages_ahead\": %llu, \"pages_strided\": %llu, \"writer_loads\": %llu}",
+      "\"pages_ahead\": %llu, \"pages_strided\": %llu, \"writer_loads\": %llu, \"served_in_mpi\": %llu}",
       head, rank, rt.nranks, wall, (unsigned long long)s.read_faults, (unsigned long long)s.write_faults,
       (unsigned long long)s.pages_fetched, (unsigned long long)s.bytes_fetched, (unsigned long long)s.twins,
       (unsigned long long)s.diffs, (unsigned long long)s.diff_bytes, (unsigned long long)s.invalidations,
@@ -91,7 +91,7 @@ size_t stats_json(const loom_stats_t& s, int rank, double wall, bool with_build,
       (unsigned long long)s.scoped_fallbacks, (unsigned long long)s.meta_bytes, s.t_rank_wait,
       (unsigned long long)s.locks_kept, (unsigned long long)s.pages_mapped, (unsigned long long)s.home_lookups,
       (unsigned long long)s.reads_told, (unsigned long long)s.pages_ahead, (unsigned long long)s.pages_strided,
-      (unsigned long long)s.writer_loads);
+      (unsigned long long)s.writer_loads, (unsigned long long)s.served_in_mpi);
   return n < 0 ? 0 : (size_t)n;
 }
 
@@ -108,7 +108,7 @@ void print_rank_lines(const loom_stats_t& s, int rank) {
                "loom[%d] stats: faults read %llu write %llu | fetched %llu pages (%llu B) mapped %llu | twins %llu | "
                "diffs %llu (%llu B) | invalidations %llu | notices %llu updates %llu | barriers %llu locks %llu "
                "(kept %llu) atomics %llu migrations %llu | prefetched %llu used %llu ahead %llu strided %llu | switched %llu, homes lazy %llu eager %llu | "
-               "scoped acquires %llu fallbacks %llu | home lookups %llu writer sets read %llu\n"
+               "scoped acquires %llu fallbacks %llu | home lookups %llu writer sets read %llu | served in MPI %llu\n"
                "loom[%d] time (s): fault %.6f barrier %.6f lock %.6f unlock %.6f diff %.6f update %.6f poll %.6f "
                "rank wait %.6f\n",
                rank, (unsigned long long)s.read_faults, (unsigned long long)s.write_faults,
@@ -123,7 +123,8 @@ void print_rank_lines(const loom_stats_t& s, int rank) {
                (unsigned long long)s.pages_lazy,
                (unsigned long long)s.pages_eager,
                (unsigned long long)s.scoped_acquires, (unsigned long long)s.scoped_fallbacks,
-               (unsigned long long)s.home_lookups, (unsigned long long)s.writer_loads, rank, s.t_fault,
+               (unsigned long long)s.home_lookups, (unsigned long long)s.writer_loads,
+               (unsigned long long)s.served_in_mpi, rank, s.t_fault,
                s.t_barrier, s.t_lock, s.t_unlock, s.t_diff, s.t_update, s.t_poll, s.t_rank_wait);
 }
 
@@ -140,7 +141,7 @@ loom_stats_t sum_of(const std::vector<RankStats>& all, double* wall) {
     t.pages_lazy += s.pages_lazy, t.pages_eager += s.pages_eager, t.scoped_acquires += s.scoped_acquires;
     t.scoped_fallbacks += s.scoped_fallbacks, t.locks_kept += s.locks_kept, t.pages_mapped += s.pages_mapped;
     t.home_lookups += s.home_lookups, t.reads_told += s.reads_told, t.pages_ahead += s.pages_ahead;
-    t.pages_strided += s.pages_strided, t.writer_loads += s.writer_loads;
+    t.pages_strided += s.pages_strided, t.writer_loads += s.writer_loads, t.served_in_mpi += s.served_in_mpi;
     t.t_fault += s.t_fault, t.t_barrier += s.t_barrier, t.t_lock += s.t_lock, t.t_unlock += s.t_unlock;
     t.t_diff += s.t_diff, t.t_poll += s.t_poll, t.t_update += s.t_update, t.t_rank_wait += s.t_rank_wait;
     *wall += r.wall;

@@ -89,7 +89,7 @@ long futex(std::atomic<int>* w, int op, int val) {
   X(read_faults) X(write_faults) X(pages_fetched) X(bytes_fetched) X(twins) X(diffs) X(diff_bytes)            \
   X(invalidations) X(barriers) X(locks) X(unlocks) X(atomics) X(migrations) X(notices) X(updates) X(prefetched) \
   X(prefetch_used) X(switched) X(scoped_acquires) X(scoped_fallbacks) X(locks_kept) X(pages_mapped)             \
-  X(home_lookups) X(reads_told) X(pages_ahead) X(pages_strided) X(writer_loads)
+  X(home_lookups) X(reads_told) X(pages_ahead) X(pages_strided) X(writer_loads) X(served_in_mpi)
 #define LOOM_THREAD_F64(X) X(t_fault) X(t_barrier) X(t_lock) X(t_unlock) X(t_diff) X(t_poll) X(t_update) X(t_rank_wait)
 #define LOOM_COUNT(f) +1
 static_assert(sizeof(loom_stats_t) == 8 * (0 LOOM_THREAD_U64(LOOM_COUNT) LOOM_THREAD_F64(LOOM_COUNT) + 3),

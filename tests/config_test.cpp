@@ -98,6 +98,7 @@ const Case kCases[] = {
     {"LOOM_LOCKS", "64", [](const loom_config_t& c) { return c.locks == 64; }, {"0", "1048577", "many", "-3"}},
     {"LOOM_LOCAL_MAP", "0", [](const loom_config_t& c) { return c.local_map == 0; }, {"2", "maybe", "", "-1"}},
     {"LOOM_STRIDE", "0", [](const loom_config_t& c) { return c.stride == 0; }, {"2", "often", "", "-1"}},
+    {"LOOM_MPI_SERVES", "0", [](const loom_config_t& c) { return c.mpi_serves == 0; }, {"2", "always", "", "-1"}},
     {"LOOM_PROGRESS", "1", [](const loom_config_t& c) { return c.progress_thread == 1; }, {"2", "sometimes", "", "-1"}},
     {"LOOM_STATS", "1", [](const loom_config_t& c) { return c.stats == 1; }, {"2", "maybe", "", "-1"}},
     {"LOOM_STATS_FILE", "/tmp/loom_%r.json",
@@ -265,6 +266,7 @@ void test_print() {
   CHECK(config_parse_one(&c, "LOOM_PREFETCH", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_ADAPT", "1").is_ok());
   CHECK(config_parse_one(&c, "LOOM_STRIDE", "0").is_ok());
+  CHECK(config_parse_one(&c, "LOOM_MPI_SERVES", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_EXACT", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_HOST_SHARE", "0").is_ok());
   CHECK(config_parse_one(&c, "LOOM_PROTOCOL", "ERC-Invalidate").is_ok());
@@ -288,7 +290,7 @@ void test_print() {
                         "LOOM_LOCAL_MAP=0", "LOOM_PROGRESS=1", "LOOM_STATS=1", "LOOM_STATS_FILE=/tmp/s_%r.json",
                         "LOOM_BASE=0x300000000000", "LOOM_SPIN=4321", "LOOM_LOG_ERRORS=0",
                         "LOOM_CLOCK_SKEW_NS=1234", "LOOM_PRINT_CONFIG=1",
-                        "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_STRIDE=0", "LOOM_ADAPT=1", "LOOM_EXACT=0", "LOOM_HOST_SHARE=0", "LOOM_PROTOCOL=erc-invalidate",
+                        "LOOM_TRANSPORT=async", "LOOM_MIGRATE=1", "LOOM_PREFETCH=0", "LOOM_STRIDE=0", "LOOM_MPI_SERVES=0", "LOOM_ADAPT=1", "LOOM_EXACT=0", "LOOM_HOST_SHARE=0", "LOOM_PROTOCOL=erc-invalidate",
                         "LOOM_HANG_TIMEOUT=45", "LOOM_INIT_TIMEOUT=33", "LOOM_WAIT_NOTE=44", "LOOM_CHECKPOINT_DIR=/tmp/ckd", "LOOM_CHECKPOINT_EVERY=7",
                         "LOOM_RESTART=/tmp/rsd", "LOOM_TRACE=/tmp/trd", "LOOM_TRACE_RUNS=1",
                         "LOOM_TRACE_HOMES=1", "LOOM_PLACEMENT=/tmp/place.txt"};

@@ -177,6 +177,7 @@ typedef struct loom_config {
   int wait_note;                    /* seconds one wait in Loom may last before the rank says, once a job, what it waits in (the job goes on waiting); 0 never (LOOM_WAIT_NOTE) */
   int init_timeout;                 /* seconds MPI_Init_thread, when loom_init calls it, may take before Loom ends the rank with a message (a rank that never started, a host that cannot be reached); -1 auto (120, or a quarter second per rank of the launcher's job if more), 0 never (LOOM_INIT_TIMEOUT) */
   int stride;                       /* 1 (default): a fault whose window of another host's pages lies a constant step past the windows of the two faults before it from that home fetches the next windows along the step with its own (2, doubling to 16 while they are read); 0: its window only (LOOM_STRIDE) */
+  int mpi_serves;                   /* 1 (default): where other ranks reach this one by requests (another host), the program's blocking point-to-point MPI calls and waits poll and serve those requests meanwhile, as Loom's own waits do; 0: the MPI library's blocking calls, the protocol thread serving (LOOM_MPI_SERVES) */
 } loom_config_t;
 
 /* Fill cfg with the defaults and the LOOM_* environment variables (as
@@ -488,6 +489,8 @@ typedef struct loom_stats {
   uint64_t writer_loads;  /* writer sets an acquire read from the directory to decide whether another rank writes a
                              cached page (HLRC; a set once seen naming another rank is not read again, and the
                              lookups that learn homes read the sets with them) */
+  uint64_t served_in_mpi; /* requests of other ranks this rank's application threads served while they waited in
+                             one of the program's own blocking MPI calls (LOOM_MPI_SERVES; across hosts) */
 } loom_stats_t;
 LOOM_API loom_status_t loom_stats_get(loom_stats_t *out);
 /* The calling thread's share of this rank's statistics since the last

@@ -360,10 +360,11 @@ bool AsyncPath::serve_next(std::vector<uint64_t>& out) {
   return true;
 }
 
-void AsyncPath::serve_waiting() {
-  if (!thread_.joinable() || !serve_mu_.try_lock()) return;
-  serve_next(app_out_);
+bool AsyncPath::serve_waiting() {
+  if (!thread_.joinable() || !serve_mu_.try_lock()) return false;
+  const bool served = serve_next(app_out_);
   serve_mu_.unlock();
+  return served;
 }
 
 // A request nobody answers, from the application thread: sent (the wait

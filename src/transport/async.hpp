@@ -64,7 +64,7 @@ class AsyncPath final : public Path {
   // Serve one request other ranks sent this rank, if one is waiting and the
   // protocol thread is not serving one right now (the application thread,
   // from its wait loops).
-  void serve_waiting();
+  bool serve_waiting();  // whether it served one
 
   const char* name() const override { return "async"; }
   // load_many reads the near ranks' words through the near path

@@ -199,7 +199,7 @@ void Transport::iallgather_split(const uint64_t* in, uint64_t* out, MPI_Request*
   check(MPI_Iallgather(in, 1, MPI_UINT64_T, out, 1, MPI_UINT64_T, group_comm_, rq), "MPI_Iallgather");
 }
 
-void Transport::async_serve() { async_->serve_waiting(); }
+bool Transport::async_serve() { return async_->serve_waiting(); }
 void Transport::rma_poke() { rma_->poke(); }
 
 bool Transport::or_by_cas() const { return rma_ && rma_->ors_by_cas(); }

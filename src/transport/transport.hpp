@@ -400,9 +400,11 @@ class Transport {
   // must be scheduled first, and naps while nothing comes).
   // Under rma it polls the MPI library (MpiRmaPath::poke): the loop's own
   // one-sided reads of this host's memory may not.
-  void serve_while_waiting() {
-    if (async_) async_serve();
-    else if (rma_) rma_poke();
+  // Whether it served a request.
+  bool serve_while_waiting() {
+    if (async_) return async_serve();
+    if (rma_) rma_poke();
+    return false;
   }
   // Called from a wait loop that would nap (spin.hpp, IdlePace): under rma
   // it takes the words of readers come since (tell_reading), and if any
@@ -414,6 +416,9 @@ class Transport {
   void app_waits(bool w) {
     if (far_) far_waits(w);
   }
+  // Whether other ranks send this one requests that serve_while_waiting
+  // answers (the async path: auto or async with a peer not mapped).
+  bool serves_requests() const { return async_ != nullptr && any_remote_; }
   // Whether more ranks share this rank's cores than there are cores
   // (cores.hpp, judged at init): Loom's wait loops nap there once they
   // have yielded a while (spin.hpp, IdlePace).
@@ -495,7 +500,7 @@ class Transport {
   int64_t before_read(int r);  // tells r where due; returns the time
   void after_read(int r, int64_t t, size_t bytes);
   void build_routes();  // from the paths init created
-  void async_serve();
+  bool async_serve();
   void rma_poke();
   void tell_reading(int r, bool slow);  // at most every kTellReadsNs to r
   bool gather_taken();
