@@ -32,6 +32,7 @@ struct Options {
   int iters = 0;           // inner iterations per sample (0: the benchmark's default)
   double sample_s = 0.25;  // sweeps over sizes: about this long a sample at most (0: no cap; comm.cpp)
   bool tiny = false;       // smallest sizes only (tests)
+  bool lock_mpi_serves = true;  // lock: LOOM_MPI_SERVES as configured; false: 0 (calibrate: dsm.cpp, run_lock)
   std::string json;        // output path ("" = none)
 };
 
