@@ -281,7 +281,7 @@ extern "C" {
 LOOM_API int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   prep(buf, 0, count, t, LOOM_READ, "MPI_Send");
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Send");
+  InServedMpi in("MPI_Send", serve);
   if (serve) {
     MPI_Request rq;
     return serve_request(PMPI_Isend(buf, count, t, dest, tag, c, &rq), &rq, MPI_STATUS_IGNORE);
@@ -291,7 +291,7 @@ LOOM_API int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int 
 LOOM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   prep(buf, 0, count, t, LOOM_READ, "MPI_Ssend");
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Ssend");
+  InServedMpi in("MPI_Ssend", serve);
   if (serve) {
     MPI_Request rq;
     return serve_request(PMPI_Issend(buf, count, t, dest, tag, c, &rq), &rq, MPI_STATUS_IGNORE);
@@ -301,7 +301,7 @@ LOOM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int
 LOOM_API int MPI_Rsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   prep(buf, 0, count, t, LOOM_READ, "MPI_Rsend");
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Rsend");
+  InServedMpi in("MPI_Rsend", serve);
   if (serve) {
     MPI_Request rq;
     return serve_request(PMPI_Irsend(buf, count, t, dest, tag, c, &rq), &rq, MPI_STATUS_IGNORE);
@@ -316,7 +316,7 @@ LOOM_API int MPI_Bsend(const void* buf, int count, MPI_Datatype t, int dest, int
 LOOM_API int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status* st) {
   prep(buf, 0, count, t, LOOM_WRITE, "MPI_Recv");
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Recv");
+  InServedMpi in("MPI_Recv", serve);
   if (serve) {
     MPI_Request rq;
     return serve_request(PMPI_Irecv(buf, count, t, src, tag, c, &rq), &rq, st);
@@ -326,7 +326,7 @@ LOOM_API int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int tag, MP
 LOOM_API int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI_Status* st) {
   prep(buf, 0, count, t, LOOM_WRITE, "MPI_Mrecv");
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Mrecv");
+  InServedMpi in("MPI_Mrecv", serve);
   if (serve) {
     MPI_Request rq;
     return serve_request(PMPI_Imrecv(buf, count, t, m, &rq), &rq, st);
@@ -336,13 +336,13 @@ LOOM_API int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI
 // No buffer: wrapped for the wait alone (InBlockingMpi).
 LOOM_API int MPI_Probe(int src, int tag, MPI_Comm c, MPI_Status* st) {
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Probe");
+  InServedMpi in("MPI_Probe", serve);
   if (serve) return serve_until([&](int* done) { return PMPI_Iprobe(src, tag, c, done, st); });
   return PMPI_Probe(src, tag, c, st);
 }
 LOOM_API int MPI_Mprobe(int src, int tag, MPI_Comm c, MPI_Message* m, MPI_Status* st) {
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Mprobe");
+  InServedMpi in("MPI_Mprobe", serve);
   if (serve) return serve_until([&](int* done) { return PMPI_Improbe(src, tag, c, done, m, st); });
   return PMPI_Mprobe(src, tag, c, m, st);
 }
@@ -351,7 +351,7 @@ LOOM_API int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype st, int des
   prep(sbuf, 0, scount, st, LOOM_READ, "MPI_Sendrecv");
   prep(rbuf, 0, rcount, rt_, LOOM_WRITE, "MPI_Sendrecv");
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Sendrecv");
+  InServedMpi in("MPI_Sendrecv", serve);
   if (serve) {  // the receive posted first, as the blocking call may
     MPI_Request rq[2];
     int e = PMPI_Irecv(rbuf, rcount, rt_, src, rtag, c, &rq[0]);
@@ -484,26 +484,26 @@ LOOM_API int MPI_Win_complete(MPI_Win w) {
 // finds every request null (or inactive) is done, as the wait would return.
 LOOM_API int MPI_Wait(MPI_Request* r, MPI_Status* st) {
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Wait");
+  InServedMpi in("MPI_Wait", serve);
   if (serve) return completing(r, 1, [&] { return serve_until([&](int* d) { return PMPI_Test(r, d, st); }); });
   return completing(r, 1, [&] { return PMPI_Wait(r, st); });
 }
 LOOM_API int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Waitall");
+  InServedMpi in("MPI_Waitall", serve);
   if (serve) return completing(rs, n, [&] { return serve_until([&](int* d) { return PMPI_Testall(n, rs, d, sts); }); });
   return completing(rs, n, [&] { return PMPI_Waitall(n, rs, sts); });
 }
 LOOM_API int MPI_Waitany(int n, MPI_Request rs[], int* idx, MPI_Status* st) {
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Waitany");
+  InServedMpi in("MPI_Waitany", serve);
   if (serve)
     return completing(rs, n, [&] { return serve_until([&](int* d) { return PMPI_Testany(n, rs, idx, d, st); }); });
   return completing(rs, n, [&] { return PMPI_Waitany(n, rs, idx, st); });
 }
 LOOM_API int MPI_Waitsome(int n, MPI_Request rs[], int* outn, int idx[], MPI_Status sts[]) {
   const bool serve = serving_call();
-  InBlockingMpi in("MPI_Waitsome");
+  InServedMpi in("MPI_Waitsome", serve);
   if (serve)
     return completing(rs, n, [&] {
       return serve_until([&](int* d) {
