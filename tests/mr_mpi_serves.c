@@ -5,8 +5,9 @@
  *   1. Rank 1 keeps lock M (home rank 0) and waits for rank 0 in one of the
  *      program's blocking calls, in turn each of MPI_Recv, MPI_Wait,
  *      MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Probe, MPI_Mprobe with
- *      MPI_Mrecv, MPI_Sendrecv and MPI_Ssend (which cannot end before rank
- *      0 has the lock); rank 0 takes M, which kicks the keeper, and sees
+ *      MPI_Mrecv, MPI_Sendrecv, MPI_Ssend (which cannot end before rank
+ *      0 has the lock) and MPI_Wait on an MPI_Ibarrier that rank 0 joins
+ *      once it has the lock; rank 0 takes M, which kicks the keeper, and sees
  *      rank 1's writes.  Every call gives what its blocking form gives
  *      (values, sources, tags, indices).  Where requests are served, rank 1
  *      served at least half of the kicks inside those calls (the statistics'
@@ -21,7 +22,8 @@
 
 #include "mr.h"
 
-enum { R = 36, TAG = 5, PAGES = 64 };
+enum { R = 40, TAG = 5, PAGES = 64 };
+static MPI_Comm pair = MPI_COMM_NULL; /* ranks 0 and 1 */
 
 static uint64_t served_now(void) {
   loom_stats_t st;
@@ -36,7 +38,7 @@ static void wait_in_call(int i, int want) {
   int v = -1;
   MPI_Status st;
   MPI_Request rq[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  switch (i % 9) {
+  switch (i % 10) {
     case 0:
       CHECK(MPI_Recv(&v, 1, MPI_INT, 0, TAG, w, &st) == MPI_SUCCESS);
       CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == TAG);
@@ -95,6 +97,12 @@ static void wait_in_call(int i, int want) {
       v = want;
       break;
     }
+    case 9:  /* a nonblocking collective completed by MPI_Wait (TROUBLESHOOTING.md) */
+      CHECK(MPI_Ibarrier(pair, &rq[0]) == MPI_SUCCESS);
+      CHECK(MPI_Wait(&rq[0], &st) == MPI_SUCCESS);
+      CHECK(rq[0] == MPI_REQUEST_NULL);
+      v = want;
+      break;
   }
   CHECK(v == want);
 }
@@ -117,6 +125,7 @@ int main(int argc, char** argv) {
   CHECK_OK(loom_alloc_collective(4096, (void**)&x));
   CHECK_OK(loom_alloc_collective_at(PAGES * 4096, 0, (void**)&pages));
   if (!x || !pages || n < 2) return mr_finish("mr_mpi_serves");
+  MPI_Comm_split(MPI_COMM_WORLD, r < 2 ? 0 : MPI_UNDEFINED, r, &pair);
   CHECK_OK(loom_barrier());
 
   /* 1. */
@@ -135,13 +144,17 @@ int main(int argc, char** argv) {
       CHECK_OK(loom_lock(M)); /* kicks rank 1, which waits in MPI */
       CHECK(x[0] == (uint64_t)i + 1);
       CHECK_OK(loom_unlock(M));
-      if (i % 9 == 7) { /* the send half of rank 1's MPI_Sendrecv */
+      if (i % 10 == 7) { /* the send half of rank 1's MPI_Sendrecv */
         CHECK(MPI_Recv(&v, 1, MPI_INT, 1, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
         CHECK(v == i + 1000);
       }
-      if (i % 9 == 8) {
+      if (i % 10 == 8) {
         CHECK(MPI_Recv(&v, 1, MPI_INT, 1, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
         CHECK(v == i + 2000);
+      } else if (i % 10 == 9) {
+        MPI_Request rq;
+        CHECK(MPI_Ibarrier(pair, &rq) == MPI_SUCCESS);
+        CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE) == MPI_SUCCESS);
       } else {
         CHECK(MPI_Send(&i, 1, MPI_INT, 1, TAG, MPI_COMM_WORLD) == MPI_SUCCESS);
       }
@@ -192,5 +205,6 @@ int main(int argc, char** argv) {
     CHECK(MPI_Send(&v, 1, MPI_INT, 0, TAG, MPI_COMM_WORLD) == MPI_SUCCESS);
   }
   CHECK_OK(loom_barrier());
+  if (pair != MPI_COMM_NULL) MPI_Comm_free(&pair);
   return mr_finish("mr_mpi_serves");
 }
