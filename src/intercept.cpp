@@ -58,7 +58,6 @@
 #include "intercept.hpp"
 #include "intercept_wrap.hpp"
 #include "runtime.hpp"
-#include "spin.hpp"
 #include "threads.hpp"
 
 namespace loom {
@@ -205,22 +204,20 @@ bool serving_call() {
          rt.tp.serves_requests() && !thread_is_internal() && !rank_lock_mine();
 }
 
-// Poll test(&done) until it says done or fails, serving between polls.
+// Poll test(&done) until it says done or fails, serving between polls
+// (runtime.hpp, poll_serving, as Loom's own waits).
 template <class T>
 int serve_until(T&& test) {
-  rt.tp.app_waits(true);
-  SpinPhase phase(rt.cfg.spin);
-  IdlePace pace(rt.tp.cores_taken());
-  int err;
-  for (;;) {
-    int done = 0;
-    err = test(&done);
-    if (err != MPI_SUCCESS || done) break;
-    if (rt.tp.serve_while_waiting()) __atomic_fetch_add(&rt.st.s.served_in_mpi, 1, __ATOMIC_RELAXED);
-    if (phase.keep()) cpu_relax();
-    else pace.idle([] { rt.tp.heed_reads(); });
-  }
-  rt.tp.app_waits(false);
+  int err = MPI_SUCCESS;
+  poll_serving(
+      [&] {
+        int done = 0;
+        err = test(&done);
+        return err != MPI_SUCCESS || done;
+      },
+      [](bool served, int) {
+        if (served) __atomic_fetch_add(&rt.st.s.served_in_mpi, 1, __ATOMIC_RELAXED);
+      });
   return err;
 }
 
@@ -281,7 +278,7 @@ extern "C" {
 LOOM_API int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   prep(buf, 0, count, t, LOOM_READ, "MPI_Send");
   const bool serve = serving_call();
-  InServedMpi in("MPI_Send", serve);
+  InBlockingMpi in("MPI_Send", serve);
   if (serve) {
     MPI_Request rq;
     return serve_request(PMPI_Isend(buf, count, t, dest, tag, c, &rq), &rq, MPI_STATUS_IGNORE);
@@ -291,7 +288,7 @@ LOOM_API int MPI_Send(const void* buf, int count, MPI_Datatype t, int dest, int 
 LOOM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   prep(buf, 0, count, t, LOOM_READ, "MPI_Ssend");
   const bool serve = serving_call();
-  InServedMpi in("MPI_Ssend", serve);
+  InBlockingMpi in("MPI_Ssend", serve);
   if (serve) {
     MPI_Request rq;
     return serve_request(PMPI_Issend(buf, count, t, dest, tag, c, &rq), &rq, MPI_STATUS_IGNORE);
@@ -301,7 +298,7 @@ LOOM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype t, int dest, int
 LOOM_API int MPI_Rsend(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
   prep(buf, 0, count, t, LOOM_READ, "MPI_Rsend");
   const bool serve = serving_call();
-  InServedMpi in("MPI_Rsend", serve);
+  InBlockingMpi in("MPI_Rsend", serve);
   if (serve) {
     MPI_Request rq;
     return serve_request(PMPI_Irsend(buf, count, t, dest, tag, c, &rq), &rq, MPI_STATUS_IGNORE);
@@ -316,7 +313,7 @@ LOOM_API int MPI_Bsend(const void* buf, int count, MPI_Datatype t, int dest, int
 LOOM_API int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status* st) {
   prep(buf, 0, count, t, LOOM_WRITE, "MPI_Recv");
   const bool serve = serving_call();
-  InServedMpi in("MPI_Recv", serve);
+  InBlockingMpi in("MPI_Recv", serve);
   if (serve) {
     MPI_Request rq;
     return serve_request(PMPI_Irecv(buf, count, t, src, tag, c, &rq), &rq, st);
@@ -326,7 +323,7 @@ LOOM_API int MPI_Recv(void* buf, int count, MPI_Datatype t, int src, int tag, MP
 LOOM_API int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI_Status* st) {
   prep(buf, 0, count, t, LOOM_WRITE, "MPI_Mrecv");
   const bool serve = serving_call();
-  InServedMpi in("MPI_Mrecv", serve);
+  InBlockingMpi in("MPI_Mrecv", serve);
   if (serve) {
     MPI_Request rq;
     return serve_request(PMPI_Imrecv(buf, count, t, m, &rq), &rq, st);
@@ -336,13 +333,13 @@ LOOM_API int MPI_Mrecv(void* buf, int count, MPI_Datatype t, MPI_Message* m, MPI
 // No buffer: wrapped for the wait alone (InBlockingMpi).
 LOOM_API int MPI_Probe(int src, int tag, MPI_Comm c, MPI_Status* st) {
   const bool serve = serving_call();
-  InServedMpi in("MPI_Probe", serve);
+  InBlockingMpi in("MPI_Probe", serve);
   if (serve) return serve_until([&](int* done) { return PMPI_Iprobe(src, tag, c, done, st); });
   return PMPI_Probe(src, tag, c, st);
 }
 LOOM_API int MPI_Mprobe(int src, int tag, MPI_Comm c, MPI_Message* m, MPI_Status* st) {
   const bool serve = serving_call();
-  InServedMpi in("MPI_Mprobe", serve);
+  InBlockingMpi in("MPI_Mprobe", serve);
   if (serve) return serve_until([&](int* done) { return PMPI_Improbe(src, tag, c, done, m, st); });
   return PMPI_Mprobe(src, tag, c, m, st);
 }
@@ -351,7 +348,7 @@ LOOM_API int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype st, int des
   prep(sbuf, 0, scount, st, LOOM_READ, "MPI_Sendrecv");
   prep(rbuf, 0, rcount, rt_, LOOM_WRITE, "MPI_Sendrecv");
   const bool serve = serving_call();
-  InServedMpi in("MPI_Sendrecv", serve);
+  InBlockingMpi in("MPI_Sendrecv", serve);
   if (serve) {  // the receive posted first, as the blocking call may
     MPI_Request rq[2];
     int e = PMPI_Irecv(rbuf, rcount, rt_, src, rtag, c, &rq[0]);
@@ -484,26 +481,26 @@ LOOM_API int MPI_Win_complete(MPI_Win w) {
 // finds every request null (or inactive) is done, as the wait would return.
 LOOM_API int MPI_Wait(MPI_Request* r, MPI_Status* st) {
   const bool serve = serving_call();
-  InServedMpi in("MPI_Wait", serve);
+  InBlockingMpi in("MPI_Wait", serve);
   if (serve) return completing(r, 1, [&] { return serve_until([&](int* d) { return PMPI_Test(r, d, st); }); });
   return completing(r, 1, [&] { return PMPI_Wait(r, st); });
 }
 LOOM_API int MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
   const bool serve = serving_call();
-  InServedMpi in("MPI_Waitall", serve);
+  InBlockingMpi in("MPI_Waitall", serve);
   if (serve) return completing(rs, n, [&] { return serve_until([&](int* d) { return PMPI_Testall(n, rs, d, sts); }); });
   return completing(rs, n, [&] { return PMPI_Waitall(n, rs, sts); });
 }
 LOOM_API int MPI_Waitany(int n, MPI_Request rs[], int* idx, MPI_Status* st) {
   const bool serve = serving_call();
-  InServedMpi in("MPI_Waitany", serve);
+  InBlockingMpi in("MPI_Waitany", serve);
   if (serve)
     return completing(rs, n, [&] { return serve_until([&](int* d) { return PMPI_Testany(n, rs, idx, d, st); }); });
   return completing(rs, n, [&] { return PMPI_Waitany(n, rs, idx, st); });
 }
 LOOM_API int MPI_Waitsome(int n, MPI_Request rs[], int* outn, int idx[], MPI_Status sts[]) {
   const bool serve = serving_call();
-  InServedMpi in("MPI_Waitsome", serve);
+  InBlockingMpi in("MPI_Waitsome", serve);
   if (serve)
     return completing(rs, n, [&] {
       return serve_until([&](int* d) {

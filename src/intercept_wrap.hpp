@@ -38,25 +38,16 @@ class InMpi {
 // Loom's needs the cores (idle_yield.hpp).  Not the one-sided
 // synchronizations: Loom's rma path makes them itself, and its waits are
 // measured as they are.
+// A call that Loom `serves` instead (it runs as its nonblocking form polled
+// by Loom: intercept.cpp, serve_until) paces its own polls, and Open MPI's
+// yield stays as it was: each of the poll's two tests, the program's and
+// the request receive's, would yield inside the library (the program's
+// 8-byte ping-pong cost 1.28x its PMPI one across 2 emulated hosts, 1.13x
+// with no serving).
 class InBlockingMpi {
  public:
-  explicit InBlockingMpi(const char* name) : in_(name) {}
-
- private:
-  InMpi in_;
-  YieldWhileBlocked yield_;
-};
-
-// The marker of a blocking call that, where `serving`, runs as its
-// nonblocking form polled by Loom (intercept.cpp, serve_until), which
-// paces its own polls: then Open MPI's yield when idle stays as it was
-// (each of the poll's tests would yield inside the library, the program's
-// and the request receive's: the program's 8-byte ping-pong cost 1.28x its
-// PMPI one across 2 emulated hosts, 1.13x with no serving).
-class InServedMpi {
- public:
-  InServedMpi(const char* name, bool serving) : in_(name) {
-    if (!serving) yield_.emplace();
+  explicit InBlockingMpi(const char* name, bool serves = false) : in_(name) {
+    if (!serves) yield_.emplace();
   }
 
  private:

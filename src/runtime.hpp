@@ -125,25 +125,38 @@ inline void cpu_relax() {
 #endif
 }
 
-// Wait until done() holds: spin LOOM_SPIN polls (at most LOOM_SPIN x 50 ns:
-// spin.hpp), then yield the core on every poll, so that runs with more
-// ranks than cores make progress.  The waiting time is accounted as
-// polling; the watchdog looks in every 256 polls (watchdog.hpp).
+// The application thread polls done() until it holds, serving the requests
+// other ranks sent this one between polls (each(served, polls) after each
+// poll: whether one was served, the polls so far): LOOM_SPIN polls that
+// keep the core (at most LOOM_SPIN x 50 ns: spin.hpp), then a yield on
+// every poll, or naps where the cores are taken (IdlePace), so that runs
+// with more ranks than cores make progress.  Loom's own waits
+// (spin_until) and the program's blocking MPI calls (intercept.cpp) wait
+// so.
+template <class F, class G>
+inline void poll_serving(F&& done, G&& each) {
+  rt.tp.app_waits(true);
+  SpinPhase phase(rt.cfg.spin);
+  IdlePace pace(rt.tp.cores_taken());
+  for (int polls = 0; !done();) {
+    const bool served = rt.tp.serve_while_waiting();
+    if (phase.keep()) cpu_relax();
+    else pace.idle([] { rt.tp.heed_reads(); });
+    each(served, ++polls);
+  }
+  rt.tp.app_waits(false);
+}
+
+// Wait until done() holds (poll_serving).  The waiting time is accounted
+// as polling; the watchdog looks in every 256 polls (watchdog.hpp).
 template <class F>
 inline void spin_until(F&& done) {
   if (done()) return;
   double t0 = stat_now();
-  rt.tp.app_waits(true);
   const double started = now();
-  SpinPhase phase(rt.cfg.spin);
-  IdlePace pace(rt.tp.cores_taken());
-  for (int spins = 0; !done();) {
-    rt.tp.serve_while_waiting();
-    if (phase.keep()) cpu_relax();
-    else pace.idle([] { rt.tp.heed_reads(); });
-    if ((++spins & 255) == 0) watchdog_poll(started);
-  }
-  rt.tp.app_waits(false);
+  poll_serving(done, [started](bool, int polls) {
+    if ((polls & 255) == 0) watchdog_poll(started);
+  });
   rt.st.s.t_poll += stat_now() - t0;
 }
 
