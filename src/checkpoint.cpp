@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -68,6 +69,31 @@ Status read_all(int fd, void* p, size_t n, const std::string& path) {
     if (r < 0) return io_fail("read of " + path);
     b += r;
     n -= (size_t)r;
+  }
+  return Status::ok();
+}
+
+// Every page's block protocol, a byte a page, moved through a buffer a
+// chunk at a time: the page table keeps them in a FillArray (page_arrays.hpp),
+// whose untouched pages cost nothing and stay untouched where a restart
+// brings back the value they already read as.
+Status write_modes(int fd, const std::string& path) {
+  uint8_t buf[16384];
+  for (uint64_t p = 0; p < rt.npages; p += sizeof buf) {
+    const uint64_t n = std::min<uint64_t>(sizeof buf, rt.npages - p);
+    for (uint64_t i = 0; i < n; i++) buf[i] = rt.pages.mode[p + i];
+    LOOM_TRY(write_all(fd, buf, n, path));
+  }
+  return Status::ok();
+}
+
+Status read_modes(int fd, const std::string& path) {
+  uint8_t buf[16384];
+  for (uint64_t p = 0; p < rt.npages; p += sizeof buf) {
+    const uint64_t n = std::min<uint64_t>(sizeof buf, rt.npages - p);
+    LOOM_TRY(read_all(fd, buf, n, path));
+    for (uint64_t i = 0; i < n; i++)
+      if (rt.pages.mode[p + i] != buf[i]) rt.pages.mode[p + i] = buf[i];
   }
   return Status::ok();
 }
@@ -166,7 +192,7 @@ Status checkpoint_write(const char* dir) {
     LOOM_TRY(write_all(fd, &h, sizeof h, path));
     LOOM_TRY(write_all(fd, meta + rt.meta.dir, h.dir_bytes, path));
     if (h.heap_bytes) LOOM_TRY(write_all(fd, meta + rt.meta.heap, h.heap_bytes, path));
-    LOOM_TRY(write_all(fd, pt.mode.data(), rt.npages, path));
+    LOOM_TRY(write_modes(fd, path));
     if (!coll.empty()) LOOM_TRY(write_all(fd, coll.data(), coll.size() * sizeof coll[0], path));
     if (!homes.empty()) LOOM_TRY(write_all(fd, homes.data(), homes.size() * 8, path));
     // Runs of consecutive pages in one write each (the self view is contiguous).
@@ -239,7 +265,7 @@ Status checkpoint_restore(const char* dir) {
     const uint64_t entry = dir_entry_bytes();  // {home+1, the writer set's planes}
     for (uint64_t off = 0; off < h.dir_bytes; off += entry) std::memset(meta + rt.meta.dir + off + 8, 0, entry - 8);
     if (h.heap_bytes) LOOM_TRY(read_all(fd, meta + rt.meta.heap, h.heap_bytes, path));
-    LOOM_TRY(read_all(fd, pt.mode.data(), rt.npages, path));
+    LOOM_TRY(read_modes(fd, path));
     rt.ckpt.replay.resize(h.ncoll);
     if (h.ncoll) LOOM_TRY(read_all(fd, rt.ckpt.replay.data(), h.ncoll * sizeof rt.ckpt.replay[0], path));
     std::vector<uint64_t> homes(h.nhome);

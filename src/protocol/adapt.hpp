@@ -34,7 +34,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
+
+#include "protocol/page_arrays.hpp"
 
 namespace loom {
 
@@ -45,15 +48,14 @@ constexpr uint8_t kMaxGap = 16;      // acquires between two drops of a streak a
 struct Adaptation {
   // Per page: unchanged refetches in a row (low 4 bits) and changed ones
   // (high 4 bits); 0xff: switched, or no longer compared.
-  std::vector<uint8_t> false_drops;
+  ZeroArray<uint8_t> false_drops;
   std::vector<uint32_t> ready;       // pages to switch at this barrier
-  std::vector<uint8_t> last_drop;    // per page: the acquire (mod 256) whose drop was last compared
+  ZeroArray<uint8_t> last_drop;     // per page: the acquire (mod 256) whose drop was last compared
   std::vector<uint8_t> saved;        // the dropped copies of one fetch window (sized at init: faults do not allocate)
 
   void init(uint64_t npages, uint32_t unit_pages, bool on) {
-    false_drops.assign(on ? npages : 0, 0);
+    if (!false_drops.assign(on ? npages : 0) || !last_drop.assign(on ? npages : 0)) throw std::bad_alloc();
     ready.clear();
-    last_drop.assign(on ? npages : 0, 0);
     saved.assign(on ? (size_t)unit_pages * 4096 : 0, 0);
   }
 };

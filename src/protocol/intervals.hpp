@@ -49,7 +49,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
+
+#include "protocol/page_arrays.hpp"
 
 namespace loom {
 
@@ -96,8 +99,8 @@ struct Intervals {
   bool acquired_regs = false;        // the acquire under way acquired a record that says so, or fell back
   uint32_t last_partial = 0;         // the newest record made after a partial acquire (or too large)
   uint64_t runs_written = 0;         // run entries this rank wrote into its ring, ever
-  std::vector<uint8_t> state;        // per page: IvlFlag bits
-  std::vector<uint16_t> trap;        // per home page: traps in the epoch << 8 | that epoch (mod 256)
+  ZeroArray<uint8_t> state;          // per page: IvlFlag bits
+  ZeroArray<uint16_t> trap;          // per home page: traps in the epoch << 8 | that epoch (mod 256)
   std::vector<uint32_t> pending;     // pages for the next record
   std::vector<uint32_t> home_rw;     // hlrc home pages written in place that no other rank had fetched
   std::vector<uint32_t> flagged_rw;  // ... that another rank fetched, written since the last record
@@ -116,8 +119,7 @@ struct Intervals {
     known.assign(nranks, 0);
     known_grew = partial = in_barrier = scoped = locks_seen = registered = acquired_regs = false;
     given = nullptr;
-    state.assign(enable ? npages : 0, 0);
-    trap.assign(enable ? npages : 0, 0);
+    if (!state.assign(enable ? npages : 0) || !trap.assign(enable ? npages : 0)) throw std::bad_alloc();
     pending.clear();
     home_rw.clear();
     flagged_rw.clear();

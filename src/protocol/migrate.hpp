@@ -28,7 +28,10 @@
 // Thread safety: under the rank lock (threads.hpp).
 #pragma once
 #include <cstdint>
+#include <new>
 #include <vector>
+
+#include "protocol/page_arrays.hpp"
 
 namespace loom {
 
@@ -43,13 +46,13 @@ enum MigrateFlag : uint8_t {
 struct Migration {
   std::vector<uint32_t> candidates;  // non-home pages released since the last barrier
   std::vector<uint32_t> ready;       // pages this rank may take at this barrier
-  std::vector<uint8_t> state;        // MigrateFlag bits
+  ZeroArray<uint8_t> state;          // MigrateFlag bits (empty with migration and adaptation off)
   std::vector<std::vector<uint32_t>> asks;  // per home: pages to ask it to watch
 
   void init(uint64_t npages, int nranks, bool on) {
     candidates.clear();
     ready.clear();
-    state.assign(on ? npages : 0, 0);
+    if (!state.assign(on ? npages : 0)) throw std::bad_alloc();
     asks.assign(on ? nranks : 0, {});
   }
 };

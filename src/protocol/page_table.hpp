@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "protocol/page_arrays.hpp"
+
 namespace loom {
 
 constexpr uint64_t kPage = 4096;
@@ -77,42 +79,13 @@ constexpr uint32_t kMaxReadGap = 64;
 // per page, resident only where touched.
 constexpr uint64_t kPageTableBytesPerPage = 37;
 
-// A zeroed per-page array that costs no resident memory until written: a
-// large calloc is fresh zero pages from the kernel, not a memset (the
-// prefetch's history is written only for pages fetched from homes this
-// rank does not map, so one host never touches it).
-template <typename T>
-class ZeroArray {
- public:
-  ZeroArray() = default;
-  ZeroArray(const ZeroArray&) = delete;
-  ZeroArray& operator=(const ZeroArray&) = delete;
-  ZeroArray(ZeroArray&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
-  ZeroArray& operator=(ZeroArray&& o) noexcept {
-    std::swap(p_, o.p_);
-    return *this;
-  }
-  ~ZeroArray() { std::free(p_); }
-  // False when the memory could not be had.
-  bool assign(uint64_t n) {
-    std::free(p_);
-    p_ = n ? static_cast<T*>(std::calloc(n, sizeof(T))) : nullptr;
-    return p_ || !n;
-  }
-  T& operator[](uint64_t i) { return p_[i]; }
-  const T& operator[](uint64_t i) const { return p_[i]; }
-
- private:
-  T* p_ = nullptr;
-};
-
 struct PageTable {
   uint8_t* twins = nullptr;            // twin of page p at twins + p*PAGE (api.cpp maps it)
-  std::vector<uint8_t> state, flags;   // PageState, PageFlag bits
-  std::vector<int16_t> home;           // -1 unknown
-  std::vector<uint8_t> mode;           // the block's loom_protocol_t: which PageProtocol serves p
-  std::vector<uint8_t> hint;           // PageHint bits
-  std::vector<uint32_t> dropped_at;    // the acquire that last dropped this rank's copy (0: none since its fetch)
+  ZeroArray<uint8_t> state, flags;     // PageState, PageFlag bits
+  FillArray<int16_t> home;             // -1 unknown
+  FillArray<uint8_t> mode;             // the block's loom_protocol_t: which PageProtocol serves p
+  ZeroArray<uint8_t> hint;             // PageHint bits
+  ZeroArray<uint32_t> dropped_at;      // the acquire that last dropped this rank's copy (0: none since its fetch)
   ZeroArray<uint32_t> fetched_at;      // 1 + the acquire count when this rank last fetched the page from a
                                        // home it does not map, or read its prefetched copy (0: never, forgotten)
   ZeroArray<uint8_t> gap1, gap2;       // acquires between its last two such fetches after drops, and
@@ -140,7 +113,7 @@ struct PageTable {
   std::vector<uint64_t> ro_runs;       // read faults' claims of units opened pages [first, + n) read-only,
   uint32_t ro_gen = 0, ro_acq = 0;     // unregistered: (first, n) pairs in order of first, all at alloc_gen
                                        // ro_gen and acquires ro_acq (directory.cpp, proto_register_run)
-  std::vector<uint32_t> heap_checked;  // heap-table version of a kSingle page's last check
+  FillArray<uint32_t> heap_checked;    // heap-table version of a kSingle page's last check (~0: none)
   std::vector<uint32_t> dirty;         // pages with a twin (non-home, RW)
   std::vector<uint32_t> cached;        // non-home pages that may hold a valid copy
   std::vector<uint32_t> prefetched;    // pages the last barrier prefetched (kPrefetched or read since)
@@ -149,14 +122,11 @@ struct PageTable {
   bool release_work = false;           // a protocol has release work beyond the dirty list
 
   void init(uint64_t npages, uint8_t protocol) {
-    state.assign(npages, kNone);
-    flags.assign(npages, 0);
-    home.assign(npages, -1);
-    mode.assign(npages, protocol);
-    hint.assign(npages, 0);
-    dropped_at.assign(npages, 0);
-    if (!fetched_at.assign(npages) || !gap1.assign(npages) || !gap2.assign(npages) ||
-        !foreign.assign((npages + 63) / 64) || !starts.assign((npages + 63) / 64) || !clean_at.assign(npages))
+    if (!state.assign(npages) || !flags.assign(npages) || !home.assign(npages, -1) ||
+        !mode.assign(npages, protocol) || !hint.assign(npages) || !dropped_at.assign(npages) ||
+        !fetched_at.assign(npages) || !gap1.assign(npages) || !gap2.assign(npages) ||
+        !foreign.assign((npages + 63) / 64) || !starts.assign((npages + 63) / 64) || !clean_at.assign(npages) ||
+        !heap_checked.assign(npages, ~0u))
       throw std::bad_alloc();
     acquires = 0;
     barriers_seen = writers_grew_at = 0;
@@ -169,7 +139,6 @@ struct PageTable {
     opened_n = 0;
     ro_runs.clear();
     ro_gen = ro_acq = 0;
-    heap_checked.assign(npages, ~0u);
     dirty.clear();
     dirty.reserve(npages);
     cached.clear();
