@@ -122,7 +122,7 @@ void adapt_notices_lost() {
 }
 
 void adapt_forget(uint64_t p) {
-  if (!rt.adapt.false_drops.empty()) rt.adapt.false_drops[p] = 0;
+  if (!rt.adapt.false_drops.empty()) rt.adapt.false_drops.put(p, 0);
 }
 
 void adapt_count_modes(uint64_t* lazy, uint64_t* eager) {

@@ -62,7 +62,7 @@ bool fetchable(uint64_t q, int h, uint8_t mode, uint8_t skip, bool unknown) {
 void proto_forget_hints(uint64_t p) {
   PageTable& pt = rt.pages;
   if (pt.hint[p] & kHot) pt.hot--;
-  pt.hint[p] &= kFetching | kHotListed;
+  pt.hint.put(p, pt.hint[p] & (kFetching | kHotListed));
   if (pt.fetched_at[p]) pt.fetched_at[p] = 0;  // (read first: an untouched zero page stays untouched)
   if (pt.gap1[p]) pt.gap1[p] = 0;
   if (pt.gap2[p]) pt.gap2[p] = 0;
@@ -1683,8 +1683,7 @@ void proto_forget_copies(uint64_t first, uint64_t n, bool allocated) {
     adapt_forget(p);
     ivl_forget(p);
     proto_forget_hints(p);
-    if (allocated) pt.flags[p] |= kAlloc | kSingle;
-    else pt.flags[p] &= (uint8_t)~(kAlloc | kSingle);
+    pt.flags.put(p, allocated ? pt.flags[p] | kAlloc | kSingle : pt.flags[p] & (uint8_t)~(kAlloc | kSingle));
     pt.mode[p] = (uint8_t)rt.cfg.protocol;
     pt.heap_checked[p] = ~0u;  // unknown: the next check reads the table
   }
@@ -1697,8 +1696,8 @@ void proto_forget_block(uint64_t first, uint64_t n) {
   for (uint64_t p = first; p < first + n; p++) {
     if (pt.state[p] == kRW && pt.home[p] != rt.rank) dirty = true;  // written after another rank freed it
     if (pt.state[p] != kNone) vm_protect(p, 1, kNone);
-    pt.state[p] = kNone;
-    pt.flags[p] &= kListed;
+    pt.state.put(p, kNone);
+    pt.flags.put(p, pt.flags[p] & kListed);
     pt.home[p] = -1;
     pt.mode[p] = (uint8_t)rt.cfg.protocol;
     pt.heap_checked[p] = ~0u;
@@ -1719,21 +1718,27 @@ void proto_free_block(uint64_t first, uint64_t n) {
   // (a put would race with them, and MPI forbids mixing the two on one
   // location).  Untouched pages' entries are zero already: one batched
   // load finds the ones to clear.
+  // A chunk of pages at a time, so that a large block's free does not
+  // keep a buffer of 16 bytes a page for the rest of the run.
   static std::vector<uint64_t>& words = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   static uint64_t s_first, s_words;
-  s_first = first;
+  constexpr uint64_t kChunk = 65536;
   s_words = dir_entry_bytes() / 8;  // the home word and the writer set's planes
-  words.resize(s_words * n);
-  rt.tp.load_many(
-      s_words * n, [](size_t i, int* r, uint64_t* off) {
-        const uint64_t p = s_first + i / s_words;
-        *r = (int)dir_rank(p);
-        *off = dir_off(p) + (i % s_words) * 8;
-      },
-      words.data());
-  for (uint64_t i = 0; i < s_words * n; i++)
-    if (words[i])
-      rt.tp.store((int)dir_rank(first + i / s_words), Seg::Meta, dir_off(first + i / s_words) + (i % s_words) * 8, 0);
+  for (uint64_t c = first; c < first + n; c += kChunk) {
+    const uint64_t m = std::min(kChunk, first + n - c);
+    s_first = c;
+    words.resize(s_words * m);
+    rt.tp.load_many(
+        s_words * m, [](size_t i, int* r, uint64_t* off) {
+          const uint64_t p = s_first + i / s_words;
+          *r = (int)dir_rank(p);
+          *off = dir_off(p) + (i % s_words) * 8;
+        },
+        words.data());
+    for (uint64_t i = 0; i < s_words * m; i++)
+      if (words[i])
+        rt.tp.store((int)dir_rank(c + i / s_words), Seg::Meta, dir_off(c + i / s_words) + (i % s_words) * 8, 0);
+  }
   rt.tp.flush();
   notices_send_forget(first, n);
   proto_forget_block(first, n);
@@ -1780,8 +1785,8 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
         default: h = -1;
       }
     if (allocated && placed && placed[i] >= 0) h = placed[i];
-    pt.state[p] = kNone;
-    pt.flags[p] = (uint8_t)((pt.flags[p] & kListed) | (allocated ? kAlloc : 0));  // collective: not kSingle
+    pt.state.put(p, kNone);  // (put: a range never used before stays untouched where it can)
+    pt.flags.put(p, (uint8_t)((pt.flags[p] & kListed) | (allocated ? kAlloc : 0)));  // collective: not kSingle
     migrate_forget(p);
     adapt_forget(p);
     ivl_forget(p);

@@ -166,7 +166,7 @@ void after_atomic(uint64_t p) {
 // No rank holds a copy of the new block (every rank calls this between two
 // barriers, so no copy-set word is in use).
 void forget_range(uint64_t first, uint64_t n) {
-  for (int w = 0; w < rank_planes(); w++) std::memset(rt.tp.self_meta() + cs_off(first, w), 0, n * 8);
+  for (int w = 0; w < rank_planes(); w++) rt.tp.zero_self_meta(cs_off(first, w), n * 8);
 }
 
 // A writable home page is on the home_dirty list or untracked.

@@ -454,7 +454,7 @@ void ivl_partial_acquire() {
 }
 
 void ivl_forget(uint64_t p) {
-  if (rt.ivl.on) rt.ivl.state[p] &= (uint8_t)~(kIvlFlagged | kIvlFetched);
+  if (rt.ivl.on) rt.ivl.state.put(p, rt.ivl.state[p] & (uint8_t)~(kIvlFlagged | kIvlFetched));
 }
 
 void ivl_moved_in(uint64_t p) {

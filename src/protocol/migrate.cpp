@@ -160,7 +160,7 @@ void migrate_home_write(uint64_t p) {
 }
 
 void migrate_forget(uint64_t p) {
-  if (!rt.mig.state.empty()) rt.mig.state[p] = 0;
+  if (!rt.mig.state.empty()) rt.mig.state.put(p, 0);
 }
 
 }  // namespace loom

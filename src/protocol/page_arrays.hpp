@@ -50,6 +50,12 @@ class ZeroArray {
   bool empty() const { return n_ == 0; }
   T& operator[](uint64_t i) { return p_[i]; }
   const T& operator[](uint64_t i) const { return p_[i]; }
+  // Element i becomes v, written only if it differs: setting a range that
+  // was never touched to its zero value touches nothing (a read of an
+  // untouched page maps the kernel's zero page).
+  void put(uint64_t i, T v) {
+    if (p_[i] != v) p_[i] = v;
+  }
 
  private:
   static size_t bytes(uint64_t n) { return (size_t)((n * sizeof(T) + 4095) / 4096 * 4096); }
@@ -70,8 +76,9 @@ class FillArray {
   class Ref {
    public:
     operator T() const { return (T)(*p_ ^ fill_); }
-    Ref& operator=(T v) {
-      *p_ = (T)(v ^ fill_);
+    Ref& operator=(T v) {  // written only if it differs (ZeroArray::put)
+      const T s = (T)(v ^ fill_);
+      if (*p_ != s) *p_ = s;
       return *this;
     }
     Ref& operator=(const Ref& o) { return *this = (T)o; }

@@ -152,7 +152,8 @@ struct PageTable {
   // other does.
   void mark_block(uint64_t first, uint64_t n) {
     alloc_gen++;
-    for (uint64_t p = first; p < first + n; p++) starts[p / 64] &= ~(1ull << (p % 64));
+    for (uint64_t p = first; p < first + n; p++)
+      if (starts_block(p)) starts[p / 64] &= ~(1ull << (p % 64));
     if (n) starts[first / 64] |= 1ull << (first % 64);
   }
   bool starts_block(uint64_t p) const { return (starts[p / 64] >> (p % 64)) & 1; }

@@ -4,6 +4,7 @@
 // docs/ARCHITECTURE.md has the measurements behind it.
 #include "transport/transport.hpp"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -529,6 +530,27 @@ void Transport::finalize() {
   if (group_comm_ != MPI_COMM_NULL) MPI_Comm_free(&group_comm_);
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   any_remote_ = false;
+}
+
+void Transport::zero_self_meta(uint64_t off, uint64_t len) {
+  constexpr uint64_t kPageSize = 4096;
+  uint8_t* m = self_meta_ + off;
+  if (meta_fd_ >= 0 && self_meta_ == meta_map_) {
+    const uint64_t lo = (off + kPageSize - 1) / kPageSize * kPageSize, hi = (off + len) / kPageSize * kPageSize;
+    if (hi > lo && fallocate(meta_fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lo, (off_t)(hi - lo)) == 0) {
+      std::memset(m, 0, lo - off);
+      std::memset(self_meta_ + hi, 0, off + len - hi);
+      return;
+    }
+    std::memset(m, 0, len);
+    return;
+  }
+  uint64_t i = 0;
+  if (off % 8 == 0)
+    for (uint64_t* w = (uint64_t*)m; i + 8 <= len; i += 8, w++)
+      if (*w) *w = 0;
+  for (; i < len; i++)
+    if (m[i]) m[i] = 0;
 }
 
 }  // namespace loom

@@ -198,6 +198,11 @@ class Transport {
   uint8_t* self_data() const { return self_data_; }
   uint8_t* self_meta() const { return self_meta_; }
   int data_fd() const { return data_fd_; }
+  // Zero [off, off + len) of this rank's own Meta without making untouched
+  // pages resident: a memfd's whole pages are punched out (a read of a
+  // memfd's hole would allocate it), an MPI window's words written only
+  // where they are not zero.  The caller knows no rank uses the words.
+  void zero_self_meta(uint64_t off, uint64_t len);
   bool all_direct() const { return !any_remote_; }
   // rma: the MPI library's 64-bit one-sided OR failed init's check, and
   // ORs go by compare-and-swap (MpiRmaPath::check_atomics).
