@@ -305,8 +305,9 @@ Status init_local() {
     rt.adapt.init(0, 0, false);
     rt.ivl.init(0, 0, false);
     return fail(LOOM_ERR_NO_MEMORY,
-                "loom_init: the per-page tables of a %llu-byte global memory (%llu pages, %llu bytes per page on "
-                "every rank) do not fit in this process's memory; lower LOOM_MEM_SIZE or raise the memory limit",
+                "loom_init: the per-page tables of a %llu-byte global memory (%llu pages, %llu bytes of address "
+                "space per page on every rank, resident only where used) do not fit in this process's address "
+                "space; lower LOOM_MEM_SIZE or raise the limit (ulimit -v)",
                 (unsigned long long)rt.size, (unsigned long long)rt.npages,
                 (unsigned long long)kPageTableBytesPerPage);
   }

@@ -69,14 +69,16 @@ constexpr uint8_t kTrustFull = 3;  // of every 4 pushes of a page the program re
 // the barrier prefetch learns.
 constexpr uint32_t kMaxReadGap = 64;
 
-// What the per-page vectors cost each rank: 1 state, 1 flags, 2 home,
-// 1 mode, 1 hint, 4 dropped_at, 4 fetched_at and 2 gaps (ZeroArray below),
-// 4 heap_checked, 4 clean_at (ZeroArray), and 4 each for the dirty and cached lists (reserved to
-// full size at init, so that the fault path never grows them), 1 for
-// migration's state (migrate.hpp; not allocated with LOOM_MIGRATE=0), 1 for
-// the adaptive protocol's (adapt.hpp; not with LOOM_ADAPT=0) and 3 for
-// exact invalidation's (intervals.hpp; not with LOOM_EXACT=0).  The Meta segment adds 8 (copy-sets) + 16/N (directory)
-// per page, resident only where touched.
+// The address space the per-page tables take on each rank: 1 state,
+// 1 flags, 2 home, 1 mode, 1 hint, 4 dropped_at, 4 fetched_at, 2 gaps,
+// 4 heap_checked, 4 clean_at (page_arrays.hpp: resident only where
+// written), and 4 each for the dirty and cached lists (reserved to full
+// size at init, so that the fault path never grows them; resident as they
+// fill), 1 for migration's state (migrate.hpp; not with LOOM_MIGRATE=0), 2
+// for the adaptive protocol's (adapt.hpp; not with LOOM_ADAPT=0) and 3 for
+// exact invalidation's (intervals.hpp; not with LOOM_EXACT=0).  The Meta
+// segment adds 8 (copy-sets) + 16/N (directory) per page, also resident
+// only where touched.  A block's allocation writes its pages' entries.
 constexpr uint64_t kPageTableBytesPerPage = 37;
 
 struct PageTable {
