@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static unsigned long long rss_bytes(void) {
   FILE* f = fopen("/proc/self/status", "r");
@@ -56,9 +57,22 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   const unsigned long long rss1 = rss_bytes();
-  char msg[160];
-  snprintf(msg, sizeof msg, "loom_init of 256 GiB made %llu bytes resident (limit %llu)", rss1 - rss0, LIMIT);
-  check(rss1 - rss0 <= LIMIT, msg, me);
+  /* Under rma across hosts the Meta segment is an MPI_Win_allocate window.
+   * MPICH maps fresh memory there (resident only where touched); Open MPI
+   * 5's window is resident whole (1.08 GB a rank at 256 GiB, measured), so
+   * with Open MPI the limit is for the rest. */
+  unsigned long long allowed = LIMIT;
+#ifdef OPEN_MPI
+  const char* tr = getenv("LOOM_TRANSPORT");
+  if (tr && !strcmp(tr, "rma")) {
+    loom_stats_t st;
+    loom_stats_get(&st);
+    allowed += st.meta_bytes;
+  }
+#endif
+  char msg[200];
+  snprintf(msg, sizeof msg, "loom_init of 256 GiB made %llu bytes resident (limit %llu)", rss1 - rss0, allowed);
+  check(rss1 - rss0 <= allowed, msg, me);
 
   /* A block nobody touches, then one far into the range. */
   void *far = NULL, *near = NULL;
