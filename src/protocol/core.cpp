@@ -1780,6 +1780,18 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
   // in runs, not stored a word at a time, which under rma is an MPI
   // operation each (a 16 GiB block took 33 s across 2 hosts).  Every rank
   // is between two barriers here, so no other rank reads or CASes them.
+  // Where no page of the range gets a home here (first touch, or a free)
+  // every entry becomes zero: in a memfd Meta its pages are punched out
+  // instead (Transport::zero_self_meta), so that a block allocated and not
+  // used costs this rank no directory memory.
+  bool zeros = !allocated || (policy != LOOM_HOME_CYCLIC && policy != LOOM_HOME_BLOCK && policy != LOOM_HOME_EXPLICIT);
+  for (uint64_t i = 0; zeros && allocated && placed && i < n; i++) zeros = placed[i] < 0;
+  const uint64_t p0 = first + ((uint64_t)rt.rank + N - first % N) % N;  // this rank's first entry in the range
+  if (zeros && rt.tp.meta_is_mapped() && p0 < first + n) {
+    const uint64_t p1 = p0 + (first + n - 1 - p0) / N * N;  // and its last
+    rt.tp.zero_self_meta(dir_off(p0), dir_off(p1) + dir_entry_bytes() - dir_off(p0));
+  }
+  const bool put_entries = !(zeros && rt.tp.meta_is_mapped());
   static std::vector<uint64_t>& own = *new std::vector<uint64_t>();  // never destroyed: see runtime.hpp
   uint64_t own_off = 0;
   own.clear();
@@ -1807,7 +1819,7 @@ void proto_reset_range(uint64_t first, uint64_t n, bool allocated, loom_home_pol
     proto_forget_hints(p);
     pt.home[p] = (int16_t)h;
     pt.mode[p] = (uint8_t)protocol;
-    if (dir_rank(p) == (uint64_t)rt.rank) {
+    if (put_entries && dir_rank(p) == (uint64_t)rt.rank) {
       if (own.empty()) own_off = dir_off(p);
       own.push_back((uint64_t)(h + 1));
       for (int w = 0; w < rank_planes(); w++) own.push_back(0);

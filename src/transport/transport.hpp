@@ -203,6 +203,9 @@ class Transport {
   // memfd's hole would allocate it), an MPI window's words written only
   // where they are not zero.  The caller knows no rank uses the words.
   void zero_self_meta(uint64_t off, uint64_t len);
+  // This rank's Meta is its memfd (one host, or async across hosts), not an
+  // MPI window.
+  bool meta_is_mapped() const { return meta_fd_ >= 0 && self_meta_ == meta_map_; }
   bool all_direct() const { return !any_remote_; }
   // rma: the MPI library's 64-bit one-sided OR failed init's check, and
   // ORs go by compare-and-swap (MpiRmaPath::check_atomics).
