@@ -13,8 +13,8 @@
  *
  * init_error nomem: the program starts MPI itself, then rank 1 limits its
  * address space to what it uses now plus 48 MiB, less than the per-page
- * tables of LOOM_MEM_SIZE=64G need (37 bytes of address space a page,
- * 592 MiB, resident only where used).  Every rank
+ * tables of LOOM_MEM_SIZE=64G need (up to 42 bytes of address space a page,
+ * 672 MiB, resident only where used).  Every rank
  * must get LOOM_ERR_NO_MEMORY (rank 1 naming the tables and the size, the
  * others naming rank 1) where std::bad_alloc used to escape the C API; then,
  * with the limit lifted, loom_init with 64 MiB succeeds on every rank (the

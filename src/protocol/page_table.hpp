@@ -78,8 +78,8 @@ constexpr uint32_t kMaxReadGap = 64;
 // for the adaptive protocol's (adapt.hpp; not with LOOM_ADAPT=0) and 3 for
 // exact invalidation's (intervals.hpp; not with LOOM_EXACT=0).  The Meta
 // segment adds 8 (copy-sets) + 16/N (directory) per page, also resident
-// only where touched.  A block's allocation writes its pages' entries.
-constexpr uint64_t kPageTableBytesPerPage = 37;
+// only where touched.  A block's allocation writes the entries it changes.
+constexpr uint64_t kPageTableBytesPerPage = 42;  // with migration, adaptation and exact invalidation on
 
 struct PageTable {
   uint8_t* twins = nullptr;            // twin of page p at twins + p*PAGE (api.cpp maps it)
