@@ -14,9 +14,10 @@ namespace loom {
 // A zeroed per-page array that costs no resident memory until written: its
 // own anonymous mapping, whose pages the kernel supplies zeroed on first
 // touch (not calloc, which may memset a block from the heap once glibc's
-// mmap threshold has grown).  A 64 GiB global memory is 16 M pages: every
-// per-page table filled at init cost each rank 14 bytes a page (235 MB
-// resident, 0.4 s of init) before; now a rank pays for the pages it touches.
+// mmap threshold has grown).  A 64 GiB global memory is 16 M pages: the
+// per-page tables filled at init cost each rank 17 bytes a page (286 MB
+// resident, 0.17 s of init, measured 2026-12-07) before; now a rank pays
+// for the pages it touches (docs/RELIABILITY.md).
 template <typename T>
 class ZeroArray {
  public:
