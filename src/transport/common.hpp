@@ -105,6 +105,18 @@ void* map_fd(int fd, uint64_t size);  // nullptr on failure
 
 inline uint64_t* word(uint8_t* p) { return reinterpret_cast<uint64_t*>(p); }
 
+// Zero [p, p + len) writing only the bytes that are not zero already: in
+// fresh anonymous memory a read maps the kernel's zero page, so untouched
+// pages stay untouched (an MPI window's Meta; Transport::zero_self_meta).
+inline void zero_where_set(uint8_t* p, uint64_t len) {
+  uint64_t i = 0;
+  if ((uintptr_t)p % 8 == 0)
+    for (uint64_t* w = word(p); i + 8 <= len; i += 8, w++)
+      if (*w) *w = 0;
+  for (; i < len; i++)
+    if (p[i]) p[i] = 0;
+}
+
 // A typed atomic (transport.hpp, AtomicType) on the word at p, with CPU
 // atomics: what the direct path does to a mapped peer's memory and the
 // async protocol thread to its own.  p is aligned to the word's width.

@@ -32,9 +32,7 @@ MpiRmaPath::MpiRmaPath(MPI_Comm comm, uint8_t* self_data, uint64_t data_size, ui
     // zero page): only the words that are not zero are written, so that
     // Meta's per-page copy-sets and directory cost a rank the pages it
     // touches (16 bytes a page of LOOM_MEM_SIZE at 2 ranks otherwise).
-    uint64_t* words = (uint64_t*)self_meta_;
-    for (uint64_t i = 0; i < meta_size / 8; i++)
-      if (words[i]) words[i] = 0;
+    zero_where_set(self_meta_, meta_size);
     for (int i = 0; i < nranks_ * kProbeWords; i++) ((uint64_t*)(self_meta_ + probe_off_))[i] = kProbeInit;
     check(MPI_Win_lock_all(MPI_MODE_NOCHECK, meta_win_), "MPI_Win_lock_all");
   }

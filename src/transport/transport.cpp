@@ -545,12 +545,7 @@ void Transport::zero_self_meta(uint64_t off, uint64_t len) {
     std::memset(m, 0, len);
     return;
   }
-  uint64_t i = 0;
-  if (off % 8 == 0)
-    for (uint64_t* w = (uint64_t*)m; i + 8 <= len; i += 8, w++)
-      if (*w) *w = 0;
-  for (; i < len; i++)
-    if (m[i]) m[i] = 0;
+  zero_where_set(m, len);
 }
 
 }  // namespace loom
