@@ -13,8 +13,8 @@
 // exactly as loom_prepare does, and then PMPI_X runs on valid pages.
 // Outside Loom memory a wrapper costs one range check and a thread-local
 // store.  This file holds the machinery, point to point, one-sided and
-// completion; intercept_coll.cpp the collectives; intercept_io.cpp the
-// common I/O calls.
+// completion; intercept_coll.cpp the collectives; intercept_file.cpp
+// MPI-IO's reads and writes; intercept_io.cpp the common I/O calls.
 //
 // Loom's own MPI calls reach these wrappers too: the library's references
 // to MPI_Send bind, by ELF interposition, to the first definition in the

@@ -1,4 +1,5 @@
-// What the MPI wrapper files (intercept.cpp, intercept_coll.cpp) share:
+// What the MPI wrapper files (intercept.cpp, intercept_coll.cpp,
+// intercept_file.cpp) share:
 // the in-call marker, the preparation of a buffer, the bookkeeping of
 // nonblocking operations.  intercept.cpp defines them.
 //
