@@ -103,7 +103,11 @@ bool may_be_loom(const void* buf) {
   return buf == MPI_BOTTOM ? g_hi.load(std::memory_order_acquire) != 0 : in_loom(buf);
 }
 
-bool prep(const void* buf, MPI_Aint disp, MPI_Aint count, MPI_Datatype type, int access, const char* fn) {
+namespace {
+
+// The part of Loom memory that `count` elements of `type` at element `disp`
+// from `buf` reach, as [*l, *h); false where they reach none.
+bool loom_range(const void* buf, MPI_Aint disp, MPI_Aint count, MPI_Datatype type, uintptr_t* l, uintptr_t* h) {
   if (count <= 0 || type == MPI_DATATYPE_NULL || !may_be_loom(buf)) return false;
   MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
   if (PMPI_Type_get_extent(type, &lb, &ext) != MPI_SUCCESS ||
@@ -111,8 +115,16 @@ bool prep(const void* buf, MPI_Aint disp, MPI_Aint count, MPI_Datatype type, int
     return false;
   const intptr_t start = (intptr_t)buf + disp * ext + tlb, stride = (count - 1) * ext;
   const intptr_t lo = start + std::min<intptr_t>(0, stride), hi = start + std::max<intptr_t>(0, stride) + text;
-  uintptr_t l = lo < 0 ? 0 : (uintptr_t)lo, h = hi < 0 ? 0 : (uintptr_t)hi;
-  if (!intercept_clip(&l, &h)) return false;
+  *l = lo < 0 ? 0 : (uintptr_t)lo;
+  *h = hi < 0 ? 0 : (uintptr_t)hi;
+  return intercept_clip(l, h);
+}
+
+}  // namespace
+
+bool prep(const void* buf, MPI_Aint disp, MPI_Aint count, MPI_Datatype type, int access, const char* fn) {
+  uintptr_t l = 0, h = 0;
+  if (!loom_range(buf, disp, count, type, &l, &h)) return false;
   Status s = prepare_range((const void*)l, (size_t)(h - l), access, fn);
   (void)s;  // logged where detected
   return true;
@@ -143,6 +155,76 @@ void track(bool loom, int err, MPI_Request* req, const char* call, const void* b
   g_npending.store((int)g_pending.size(), std::memory_order_relaxed);
   t_posts = true;
 }
+
+namespace {
+
+// Persistent operations on Loom memory (MPI_Send_init ... MPI_Recv_init):
+// the range their buffer reaches, named once and used at every start, is
+// prepared again at each MPI_Start (a release since the last one may have
+// re-protected the pages, an acquire dropped them), and the request is
+// watched from then on as a nonblocking operation's (an inactive one
+// counts as complete at the release's check) until MPI_Request_free.
+struct Persistent {
+  MPI_Request req;
+  uintptr_t lo, hi;
+  int access;
+  const char* call;
+};
+std::vector<Persistent> g_persistent;  // under g_mu
+
+void remember_persistent(int err, const MPI_Request* r, const void* buf, int count, MPI_Datatype t, int access,
+                         const char* call) {
+  uintptr_t l = 0, h = 0;
+  if (err != MPI_SUCCESS || *r == MPI_REQUEST_NULL || !loom_range(buf, 0, count, t, &l, &h)) return;
+  std::lock_guard<std::mutex> g(g_mu);
+  g_persistent.push_back({*r, l, h, access, call});
+}
+
+// Before MPI_Start(all) of rs[0..n): prepare the ranges of those on Loom
+// memory (outside g_mu: a preparation may fetch pages through MPI), and
+// return them.
+std::vector<Persistent> prep_persistent(int n, const MPI_Request* rs) {
+  std::vector<Persistent> mine;
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    if (g_persistent.empty()) return mine;
+    for (int i = 0; i < n; i++)
+      for (const Persistent& p : g_persistent)
+        if (p.req == rs[i] && rs[i] != MPI_REQUEST_NULL) mine.push_back(p);
+  }
+  for (const Persistent& p : mine) {
+    Status s = prepare_range((const void*)p.lo, (size_t)(p.hi - p.lo), p.access, p.call);
+    (void)s;  // logged where detected
+  }
+  return mine;
+}
+
+// After the start: each one watched, once.
+void watch_started(int err, const std::vector<Persistent>& started) {
+  if (err != MPI_SUCCESS || started.empty()) return;
+  std::lock_guard<std::mutex> g(g_mu);
+  for (const Persistent& p : started) {
+    bool known = false;
+    for (const Pending& q : g_pending) known = known || q.req == p.req;
+    if (!known) g_pending.push_back({p.req, p.call, (const void*)p.lo});
+  }
+  g_npending.store((int)g_pending.size(), std::memory_order_relaxed);
+  t_posts = true;
+}
+
+// MPI_Request_free of `before`, now null: the persistent operation is gone.
+void forget_persistent(MPI_Request before, MPI_Request after) {
+  if (before == MPI_REQUEST_NULL || after != MPI_REQUEST_NULL) return;
+  std::lock_guard<std::mutex> g(g_mu);
+  for (size_t k = 0; k < g_persistent.size(); k++)
+    if (g_persistent[k].req == before) {
+      g_persistent[k] = g_persistent.back();
+      g_persistent.pop_back();
+      break;
+    }
+}
+
+}  // namespace
 
 namespace {
 
@@ -530,18 +612,56 @@ LOOM_API int MPI_Testsome(int n, MPI_Request rs[], int* outn, int idx[], MPI_Sta
 // A freed request's operation goes on unwatched (MPI says only that it
 // completes some time).
 LOOM_API int MPI_Request_free(MPI_Request* r) {
-  return completing(r, 1, [&] { return PMPI_Request_free(r); });
+  const MPI_Request before = *r;
+  const int e = completing(r, 1, [&] { return PMPI_Request_free(r); });
+  forget_persistent(before, *r);
+  return e;
 }
-// Persistent operations are not prepared (their buffers are named at
-// MPI_Send_init, used at each start): the marker names the call if one
-// faults.
+
+// ---- persistent point to point: the buffer named at init, prepared at
+// each start (Persistent above) --------------------------------------------
+
+LOOM_API int MPI_Send_init(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r) {
+  const int e = PMPI_Send_init(buf, count, t, dest, tag, c, r);
+  remember_persistent(e, r, buf, count, t, LOOM_READ, "MPI_Send_init");
+  return e;
+}
+LOOM_API int MPI_Ssend_init(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+                            MPI_Request* r) {
+  const int e = PMPI_Ssend_init(buf, count, t, dest, tag, c, r);
+  remember_persistent(e, r, buf, count, t, LOOM_READ, "MPI_Ssend_init");
+  return e;
+}
+LOOM_API int MPI_Rsend_init(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+                            MPI_Request* r) {
+  const int e = PMPI_Rsend_init(buf, count, t, dest, tag, c, r);
+  remember_persistent(e, r, buf, count, t, LOOM_READ, "MPI_Rsend_init");
+  return e;
+}
+LOOM_API int MPI_Bsend_init(const void* buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+                            MPI_Request* r) {
+  const int e = PMPI_Bsend_init(buf, count, t, dest, tag, c, r);
+  remember_persistent(e, r, buf, count, t, LOOM_READ, "MPI_Bsend_init");
+  return e;
+}
+LOOM_API int MPI_Recv_init(void* buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request* r) {
+  const int e = PMPI_Recv_init(buf, count, t, src, tag, c, r);
+  remember_persistent(e, r, buf, count, t, LOOM_WRITE, "MPI_Recv_init");
+  return e;
+}
 LOOM_API int MPI_Start(MPI_Request* r) {
+  const std::vector<Persistent> started = prep_persistent(1, r);
   InMpi in("MPI_Start");
-  return PMPI_Start(r);
+  const int e = PMPI_Start(r);
+  watch_started(e, started);
+  return e;
 }
 LOOM_API int MPI_Startall(int n, MPI_Request rs[]) {
+  const std::vector<Persistent> started = prep_persistent(n, rs);
   InMpi in("MPI_Startall");
-  return PMPI_Startall(n, rs);
+  const int e = PMPI_Startall(n, rs);
+  watch_started(e, started);
+  return e;
 }
 
 }  // extern "C"

@@ -24,7 +24,11 @@
  *  7. MPI_Put, MPI_Accumulate and MPI_Get (origin buffers) with a window
  *     of private memory;
  *  8. write/read/pwrite/pread/fwrite/fread through a temporary file,
- *     writev/readv through a pipe, send/recv through a socket pair. */
+ *     writev/readv through a pipe, send/recv through a socket pair;
+ *  9. persistent requests (MPI_Recv_init, MPI_Send_init) started twice,
+ *     by MPI_Startall and by MPI_Start, with a barrier between the rounds
+ *     after which the sources' homes write new bytes: each start sends
+ *     what its source holds then, into pages the last barrier took back. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pread, mkstemp, socketpair with -std=c11 */
 #endif
@@ -409,6 +413,42 @@ static void io_calls(void) {
   }
 }
 
+/* Part 9: rank r receives from r+1 the block of r+2 into its block homed
+ * at r+1, by persistent requests started twice. */
+static void persistent(void) {
+  unsigned char *src[MAXR], *dst[MAXR];
+  sources(src);
+  sinks(dst);
+  if (n < 2) return;
+  const int s = (rank + 1) % n, d = (rank + n - 1) % n, from = (rank + 1) % n;
+  MPI_Request req[4];
+  CHECK(MPI_Recv_init(dst[rank] + SOFF, SMALL, MPI_BYTE, from, 1, MPI_COMM_WORLD, &req[0]) == MPI_SUCCESS);
+  CHECK(MPI_Recv_init(dst[rank] + OFF, BIG, MPI_BYTE, from, 2, MPI_COMM_WORLD, &req[1]) == MPI_SUCCESS);
+  CHECK(MPI_Send_init(src[s] + SOFF, SMALL, MPI_BYTE, d, 1, MPI_COMM_WORLD, &req[2]) == MPI_SUCCESS);
+  CHECK(MPI_Send_init(src[s] + OFF, BIG, MPI_BYTE, d, 2, MPI_COMM_WORLD, &req[3]) == MPI_SUCCESS);
+  for (int round = 0; round < 2; round++) {
+    if (round == 1) { /* the sources' homes write new bytes; the copies go */
+      for (size_t i = 0; i < BLOCK; i++) src[rank][i] = pattern(rank + 100, i);
+      CHECK_OK(loom_barrier());
+    }
+    if (round == 0) {
+      CHECK(MPI_Startall(4, req) == MPI_SUCCESS);
+    } else {
+      for (int k = 0; k < 4; k++) CHECK(MPI_Start(&req[k]) == MPI_SUCCESS);
+    }
+    CHECK(MPI_Waitall(4, req, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    CHECK_OK(loom_barrier());
+    for (int r = 0; r < n; r++) {
+      const int w = (r + 2) % n + (round ? 100 : 0);
+      CHECK(mismatches(dst[r], OFF, BIG, w) == 0);
+      CHECK(mismatches(dst[r], SOFF, SMALL, w) == 0);
+      CHECK(dst[r][OFF - 1] == 0 && dst[r][OFF + BIG] == 0 && dst[r][SOFF - 1] == 0);
+    }
+    CHECK_OK(loom_barrier());
+  }
+  for (int k = 0; k < 4; k++) CHECK(MPI_Request_free(&req[k]) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
   mr_init(&argc, &argv);
   rank = loom_rank();
@@ -422,5 +462,6 @@ int main(int argc, char **argv) {
   more_collectives();
   one_sided();
   io_calls();
+  persistent();
   return mr_finish("mr_intercept");
 }

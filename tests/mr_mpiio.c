@@ -21,7 +21,12 @@
  *     MPI_File_read_all_begin/_end;
  *  6. MPI_File_write_ordered / MPI_File_read_ordered (the shared pointer);
  *  7. a strided memory datatype (100 bytes of every 300) with
- *     MPI_File_write_at_all / MPI_File_read_at_all: only those bytes move. */
+ *     MPI_File_write_at_all / MPI_File_read_at_all: only those bytes move.
+ * Under Open MPI parts 3, 4 and 5 are skipped (said on stderr): Open MPI
+ * 5.0.11's nonblocking MPI-IO (its split collectives are nonblocking
+ * inside) crashes when two threads progress MPI at once
+ * (mca_common_ompio_progress), as Loom's protocol or progress thread does,
+ * in a plain MPI program too (docs/results/issue10/ompio_race/). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -121,6 +126,12 @@ int main(int argc, char **argv) {
   for (int part = 0; part < PARTS; part++) {
     unsigned char *src[64], *dst[64];
     if (n > 64) break;
+#ifdef OPEN_MPI
+    if (part >= 3 && part <= 5) {
+      if (rank == 0) fprintf(stderr, "mr_mpiio: part %d (nonblocking MPI-IO) skipped under Open MPI\n", part);
+      continue;
+    }
+#endif
     blocks(src, 1, part); /* rank r writes region r from src[r], homed at r+1 */
     blocks(dst, n == 2 ? 1 : 2, -1);
     const MPI_Offset area = (MPI_Offset)part * n * LEN;

@@ -38,16 +38,18 @@
  *  handed Loom memory does not take Loom's fault path (read(2) into a
  *  protected page fails with EFAULT, and a fault inside MPI cannot fetch
  *  the page through MPI).  Loom therefore intercepts the MPI calls that take
- *  buffers (point to point, collectives and their nonblocking forms,
- *  MPI_Put/Get/Accumulate, MPI-IO's reads and writes) and read, write,
+ *  buffers (point to point, persistent point to point, collectives and
+ *  their nonblocking forms, MPI_Put/Get/Accumulate, MPI-IO's reads and
+ *  writes) and read, write,
  *  pread, pwrite, readv, writev,
  *  recv, send, recvfrom, sendto, fread and fwrite, and prepares their Loom
  *  buffers itself (link -lloom before -lmpi).  A nonblocking operation on
  *  Loom memory must be complete (MPI_Wait/MPI_Test) before the rank's next
  *  barrier, lock, unlock, allocation, free or atomic: otherwise the job is
  *  aborted with a message naming it; so must a split collective MPI-IO
- *  call (MPI_File_read_all_begin ... _end).  For any other call (persistent
- *  requests, neighbourhood collectives, recvmsg, ...; the list is
+ *  call (MPI_File_read_all_begin ... _end) and a started persistent
+ *  request.  For any other call (persistent collectives, neighbourhood
+ *  collectives, recvmsg, ...; the list is
  *  in docs/ARCHITECTURE.md, "Interception") call loom_prepare(ptr, len,
  *  access) first: the range is then valid for that access until the
  *  calling rank's next barrier, lock or unlock.
