@@ -2,8 +2,8 @@
 // the memory buffer of a read or write of a file, `count` elements of the
 // memory datatype at `buf`, is prepared before the call — writable for a
 // read (the call writes it), readable for a write — so that no copy inside
-// the MPI library meets a protected page.  Independent I/O through ROMIO
-// reached Loom's read/write wrappers (intercept_io.cpp) and worked; the
+// the MPI library meets a protected page.  Independent I/O through MPICH's
+// ROMIO reached Loom's pread/pwrite wrappers (intercept_io.cpp) and worked; the
 // collective forms did not: their two-phase exchange copies between the
 // ranks' buffers inside MPI, and a page of Loom memory homed on another
 // host faulted there (MPICH: "Resource deadlock avoided" and an abort; a
