@@ -16,10 +16,37 @@
 // writing).  Not covered: the large-count `_c` forms.
 #include <mpi.h>
 
+#include <atomic>
+#include <cstdio>
+
 #include "intercept_wrap.hpp"
 #include "loom/loom.h"
+#include "runtime.hpp"
 
 using namespace loom::wrap;
+
+namespace {
+// Open MPI 5.0's nonblocking MPI-IO, and its split collectives (nonblocking
+// inside), crash when two threads progress MPI at once
+// (mca_common_ompio_progress; a plain MPI program with a thread calling
+// MPI_Iprobe crashed in 7 of 8 runs: docs/results/issue10/ompio_race/), and
+// Loom's protocol or progress thread is such a thread.  Said once, on the
+// first such call while that thread runs: the call goes on (it may well
+// complete), but a crash inside Open MPI then has its cause on stderr.
+void warn_thread_unsafe_io(const char* call) {
+#ifdef OPEN_MPI
+  static std::atomic<bool> said{false};
+  if (!loom::rt.active || !loom::rt.tp.progress_running() || said.exchange(true)) return;
+  std::fprintf(stderr,
+               "loom: rank %d: warning: %s under Open MPI while Loom's %s thread also calls MPI: Open MPI's nonblocking "
+               "and split-collective MPI-IO can crash when two threads progress MPI (in mca_common_ompio_progress); "
+               "use the blocking form (docs/ARCHITECTURE.md, \"Interception\")\n",
+               loom::rt.rank, call, loom::rt.tp.locks_at_home() ? "protocol" : "progress");
+#else
+  (void)call;
+#endif
+}
+}  // namespace
 
 // Blocking: `in` is InMpi for independent I/O, InBlockingMpi for the
 // collective forms (a wait for the other ranks).
@@ -39,6 +66,7 @@ using namespace loom::wrap;
 #define LOOM_FILE_I(NAME, BUF, ACCESS)                                                                         \
   LOOM_API int MPI_File_##NAME(MPI_File fh, BUF buf, int count, MPI_Datatype t, MPI_Request* r) {              \
     const bool loom = prep(buf, 0, count, t, ACCESS, "MPI_File_" #NAME);                                       \
+    warn_thread_unsafe_io("MPI_File_" #NAME);                                                                  \
     InMpi in("MPI_File_" #NAME);                                                                               \
     const int e = PMPI_File_##NAME(fh, buf, count, t, r);                                                      \
     track(loom, e, r, "MPI_File_" #NAME, buf);                                                                 \
@@ -47,6 +75,7 @@ using namespace loom::wrap;
 #define LOOM_FILE_I_AT(NAME, BUF, ACCESS)                                                                      \
   LOOM_API int MPI_File_##NAME(MPI_File fh, MPI_Offset at, BUF buf, int count, MPI_Datatype t, MPI_Request* r) { \
     const bool loom = prep(buf, 0, count, t, ACCESS, "MPI_File_" #NAME);                                       \
+    warn_thread_unsafe_io("MPI_File_" #NAME);                                                                  \
     InMpi in("MPI_File_" #NAME);                                                                               \
     const int e = PMPI_File_##NAME(fh, at, buf, count, t, r);                                                  \
     track(loom, e, r, "MPI_File_" #NAME, buf);                                                                 \
@@ -57,6 +86,7 @@ using namespace loom::wrap;
 #define LOOM_FILE_BEGIN(NAME, BUF, ACCESS)                                                                     \
   LOOM_API int MPI_File_##NAME##_begin(MPI_File fh, BUF buf, int count, MPI_Datatype t) {                      \
     prep(buf, 0, count, t, ACCESS, "MPI_File_" #NAME "_begin");                                                \
+    warn_thread_unsafe_io("MPI_File_" #NAME "_begin");                                                         \
     InBlockingMpi in("MPI_File_" #NAME "_begin");                                                              \
     return PMPI_File_##NAME##_begin(fh, buf, count, t);                                                        \
   }                                                                                                            \
@@ -67,6 +97,7 @@ using namespace loom::wrap;
 #define LOOM_FILE_BEGIN_AT(NAME, BUF, ACCESS)                                                                  \
   LOOM_API int MPI_File_##NAME##_begin(MPI_File fh, MPI_Offset at, BUF buf, int count, MPI_Datatype t) {       \
     prep(buf, 0, count, t, ACCESS, "MPI_File_" #NAME "_begin");                                                \
+    warn_thread_unsafe_io("MPI_File_" #NAME "_begin");                                                         \
     InBlockingMpi in("MPI_File_" #NAME "_begin");                                                              \
     return PMPI_File_##NAME##_begin(fh, at, buf, count, t);                                                    \
   }                                                                                                            \
