@@ -7,9 +7,10 @@
  * into a block homed at r+2 (r+1 with 2 ranks), and after a barrier every
  * rank checks every block: the bytes read are the bytes written, and the
  * bytes around them are the home's filler.  Without the MPI-IO wrappers
- * (src/intercept_file.cpp) the collective forms fail where a page's home is
- * reached through MPI (LOOM_LOCAL_MAP=0, another host): a copy inside the
- * library faults and re-enters MPI (MPICH: "Resource deadlock avoided").
+ * (src/intercept_file.cpp) every entry fails: where a page's home is
+ * reached through MPI (LOOM_LOCAL_MAP=0, another host) a copy inside the
+ * library faults and re-enters MPI (MPICH: "Resource deadlock avoided"),
+ * and where the ranks map each other the run hangs until its timeout.
  *
  * Parts, each on an area of the file of its own:
  *  0. MPI_File_write_at / MPI_File_read_at (independent);
